@@ -373,3 +373,13 @@ func (t *Type) String() string {
 	b.WriteByte('>')
 	return b.String()
 }
+
+// Const is a host-side value of a scalar Loom type: a workload argument, a
+// config value, or a folded constant. Integers, index, offset and i1 use Int
+// (offset values are stored as their two's-complement bit pattern); floats
+// use Float.
+type Const struct {
+	Type  *Type
+	Int   int64
+	Float float64
+}
