@@ -1,0 +1,34 @@
+// Package hip binds the GPU driver at run time, without cgo, through
+// github.com/ebitengine/purego: one HIP-shaped API over the NVIDIA driver API
+// (libcuda.so.1) and AMD HIP (libamdhip64.so).
+//
+// Open finds a library (LOOM_CUDA_LIB / LOOM_HIP_LIB name explicit paths),
+// resolves every symbol the package uses into one table, initialises the
+// driver and reports, as distinct errors, a missing library (ErrNoLibrary), a
+// missing symbol (ErrMissingSymbol), a driver too old (ErrOldDriver) or a
+// library with no device behind it (ErrNoDevice).
+//
+//	lib, err := hip.Open()
+//	ctx, err := lib.NewContext(0)
+//	defer ctx.Close()
+//	mod, err := ctx.LoadModule(ptx) // a *JITError carries the driver's log
+//	fn, err := mod.Function("saxpy")
+//	s, err := ctx.NewStream()
+//	args := hip.NewArgs(8, 8, 4, 4)
+//	args.SetPtr(0, x.Ptr()); ...
+//	err = s.Launch(fn, hip.Dim3{X: blocks}, hip.Dim3{X: 256}, 0, args)
+//
+// Threads: the driver keeps the current context per OS thread and Go moves
+// goroutines between threads, so every call that needs a context locks the
+// calling goroutine to its thread and makes the context current for the
+// duration of the call. That costs one extra driver call per operation but no
+// goroutine hand-off, which keeps launch overhead lowest; any goroutine may
+// use any handle.
+//
+// Hot paths (Stream.Launch, GraphExec.Launch) pass their arguments through
+// storage preallocated in the Stream and Args, so they allocate nothing.
+//
+// Every handle has Close; finalizers release nothing. After a fault that
+// poisons the context (an illegal address, a failed launch; see
+// ErrDeviceFault) every later call on that Context returns the fault.
+package hip

@@ -1,0 +1,161 @@
+package hip
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+)
+
+// GraphNode is a node of a Graph, used to state dependencies.
+type GraphNode uintptr
+
+// Graph is a DAG of device work built once and instantiated for replay.
+type Graph struct {
+	ctx    *Context
+	h      uintptr
+	nodes  int
+	closed atomic.Bool
+}
+
+// NewGraph creates an empty graph.
+func (c *Context) NewGraph() (*Graph, error) {
+	var h uintptr
+	if err := c.do(fnGraphCreate, uintptr(unsafe.Pointer(&h)), 0); err != nil {
+		return nil, err
+	}
+	return &Graph{ctx: c, h: h}, nil
+}
+
+// Len is the number of nodes added.
+func (g *Graph) Len() int { return g.nodes }
+
+// Close destroys the graph; instantiated executables stay valid.
+func (g *Graph) Close() error {
+	if g.closed.Swap(true) {
+		return nil
+	}
+	if g.ctx.closed.Load() {
+		return fmt.Errorf("hip: destroying graph: %w (context closed first)", ErrClosed)
+	}
+	return g.ctx.release(fnGraphDestroy, g.h)
+}
+
+func (g *Graph) deps(deps []GraphNode) (ptr uintptr, n uintptr, keep []uintptr) {
+	if len(deps) == 0 {
+		return 0, 0, nil
+	}
+	keep = make([]uintptr, len(deps))
+	for i, d := range deps {
+		keep[i] = uintptr(d)
+	}
+	return uintptr(unsafe.Pointer(&keep[0])), uintptr(len(keep)), keep
+}
+
+// AddKernel adds a launch of f that runs after deps. The argument values
+// are copied into the graph, so a may be reused at once.
+func (g *Graph) AddKernel(f *Function, grid, block Dim3, shared uint32, a *Args, deps ...GraphNode) (GraphNode, error) {
+	if g.closed.Load() {
+		return 0, fmt.Errorf("hip: graph: %w", ErrClosed)
+	}
+	if err := a.matches(f); err != nil {
+		return 0, err
+	}
+	spec := g.ctx.lib.spec
+	params := make([]uint64, (spec.kernelNodeSize+7)/8)
+	pb := unsafe.Slice((*byte)(unsafe.Pointer(&params[0])), len(params)*8)
+	spec.kernelNode(pb, &kernelNodeParams{
+		fn: f.h, grid: grid.norm(), block: block.norm(), sharedBytes: shared,
+		kernelParams: a.kernelParams(), ctx: g.ctx.h,
+	})
+	dp, dn, keep := g.deps(deps)
+	var node uintptr
+	err := g.ctx.do(fnGraphAddKernelNode, uintptr(unsafe.Pointer(&node)), g.h, dp, dn, uintptr(unsafe.Pointer(&params[0])))
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(a)
+	if err != nil {
+		return 0, fmt.Errorf("hip: graph kernel node %s: %w", f.name, err)
+	}
+	g.nodes++
+	return GraphNode(node), nil
+}
+
+// AddMemset adds a fill of count elements of elemSize bytes (1, 2 or 4) at
+// dst with value, running after deps.
+func (g *Graph) AddMemset(dst DevicePtr, value uint32, elemSize, count int, deps ...GraphNode) (GraphNode, error) {
+	if g.closed.Load() {
+		return 0, fmt.Errorf("hip: graph: %w", ErrClosed)
+	}
+	if elemSize != 1 && elemSize != 2 && elemSize != 4 {
+		return 0, fmt.Errorf("%w: memset element size %d (want 1, 2 or 4)", ErrInvalidValue, elemSize)
+	}
+	if count <= 0 {
+		return 0, fmt.Errorf("%w: memset of %d elements", ErrInvalidValue, count)
+	}
+	spec := g.ctx.lib.spec
+	params := make([]uint64, (spec.memsetNodeSize+7)/8)
+	pb := unsafe.Slice((*byte)(unsafe.Pointer(&params[0])), len(params)*8)
+	spec.memsetNode(pb, &memsetNodeParams{dst: uintptr(dst), value: value, elementSize: uint32(elemSize), width: uint64(count)})
+	dp, dn, keep := g.deps(deps)
+	var node uintptr
+	err := g.ctx.do(fnGraphAddMemsetNode, uintptr(unsafe.Pointer(&node)), g.h, dp, dn, uintptr(unsafe.Pointer(&params[0])), g.ctx.h)
+	runtime.KeepAlive(keep)
+	if err != nil {
+		return 0, fmt.Errorf("hip: graph memset node: %w", err)
+	}
+	g.nodes++
+	return GraphNode(node), nil
+}
+
+// GraphExec is an instantiated graph, launched as one unit.
+type GraphExec struct {
+	ctx    *Context
+	h      uintptr
+	nodes  int
+	closed atomic.Bool
+}
+
+// Instantiate prepares the graph for launch. Later changes to g do not
+// affect the executable.
+func (g *Graph) Instantiate() (*GraphExec, error) {
+	if g.closed.Load() {
+		return nil, fmt.Errorf("hip: graph: %w", ErrClosed)
+	}
+	var h uintptr
+	if err := g.ctx.do(fnGraphInstantiate, uintptr(unsafe.Pointer(&h)), g.h, 0); err != nil {
+		return nil, fmt.Errorf("hip: instantiating a graph of %d nodes: %w", g.nodes, err)
+	}
+	return &GraphExec{ctx: g.ctx, h: h, nodes: g.nodes}, nil
+}
+
+// Len is the number of nodes in the executable.
+func (e *GraphExec) Len() int { return e.nodes }
+
+// Launch queues the whole graph on s. It allocates nothing on success.
+func (e *GraphExec) Launch(s *Stream) error {
+	if e.closed.Load() {
+		return fmt.Errorf("hip: graph exec: %w", ErrClosed)
+	}
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := e.ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.argv = [11]uintptr{e.h, s.h}
+	err := s.hot(fnGraphLaunch)
+	s.mu.Unlock()
+	return err
+}
+
+// Close destroys the executable.
+func (e *GraphExec) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	if e.ctx.closed.Load() {
+		return fmt.Errorf("hip: destroying graph exec: %w (context closed first)", ErrClosed)
+	}
+	return e.ctx.release(fnGraphExecDestroy, e.h)
+}

@@ -1,0 +1,183 @@
+package hip
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+)
+
+// Dim3 is a grid or block size; zero components count as 1.
+type Dim3 struct{ X, Y, Z uint32 }
+
+func (d Dim3) norm() Dim3 {
+	if d.X == 0 {
+		d.X = 1
+	}
+	if d.Y == 0 {
+		d.Y = 1
+	}
+	if d.Z == 0 {
+		d.Z = 1
+	}
+	return d
+}
+
+// Count is X*Y*Z.
+func (d Dim3) Count() uint64 {
+	d = d.norm()
+	return uint64(d.X) * uint64(d.Y) * uint64(d.Z)
+}
+
+// Args is reusable storage for a kernel's parameters: the driver reads an
+// array of pointers, one per parameter, each to the parameter's bytes. Both
+// live here, allocated once, so launches allocate nothing. Setters record
+// the first misuse (index or size) and the launch reports it as
+// ErrBadArguments. An Args may be shared by launches on one goroutine at a
+// time; the driver copies the values at launch, so it may be changed right
+// after Launch or Graph.AddKernel returns.
+type Args struct {
+	words []uint64 // backing store, 8-byte aligned
+	ptrs  []uintptr
+	sizes []int
+	offs  []int
+	err   error
+}
+
+// NewArgs makes storage for parameters of the given byte sizes, in order
+// (8 for a pointer or 64-bit value, 4 for a 32-bit one).
+func NewArgs(sizes ...int) *Args {
+	a := &Args{sizes: append([]int(nil), sizes...), offs: make([]int, len(sizes)), ptrs: make([]uintptr, len(sizes))}
+	total := 0
+	for i, n := range sizes {
+		if n <= 0 && a.err == nil {
+			a.err = fmt.Errorf("%w: parameter %d has size %d", ErrBadArguments, i, n)
+		}
+		a.offs[i] = total
+		total += (max(n, 0) + 7) &^ 7
+	}
+	a.words = make([]uint64, max(total/8, 1))
+	base := uintptr(unsafe.Pointer(&a.words[0]))
+	for i := range sizes {
+		a.ptrs[i] = base + uintptr(a.offs[i])
+	}
+	return a
+}
+
+// Len is the number of parameters.
+func (a *Args) Len() int { return len(a.sizes) }
+
+// Sizes are the parameter sizes.
+func (a *Args) Sizes() []int { return a.sizes }
+
+// Err is the first setter misuse, or nil.
+func (a *Args) Err() error { return a.err }
+
+func (a *Args) slot(i, n int) []byte {
+	if i < 0 || i >= len(a.sizes) {
+		if a.err == nil {
+			a.err = fmt.Errorf("%w: parameter %d of %d set", ErrBadArguments, i, len(a.sizes))
+		}
+		return nil
+	}
+	if a.sizes[i] != n {
+		if a.err == nil {
+			a.err = fmt.Errorf("%w: parameter %d has size %d, set with a %d-byte value", ErrBadArguments, i, a.sizes[i], n)
+		}
+		return nil
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&a.words[0])), len(a.words)*8)
+	return b[a.offs[i] : a.offs[i]+n]
+}
+
+// SetPtr sets parameter i, of size 8, to a device address.
+func (a *Args) SetPtr(i int, p DevicePtr) { a.SetUint64(i, uint64(p)) }
+
+// SetUint64 sets parameter i, of size 8.
+func (a *Args) SetUint64(i int, v uint64) {
+	if b := a.slot(i, 8); b != nil {
+		binary.LittleEndian.PutUint64(b, v)
+	}
+}
+
+// SetInt64 sets parameter i, of size 8.
+func (a *Args) SetInt64(i int, v int64) { a.SetUint64(i, uint64(v)) }
+
+// SetFloat64 sets parameter i, of size 8.
+func (a *Args) SetFloat64(i int, v float64) { a.SetUint64(i, math.Float64bits(v)) }
+
+// SetUint32 sets parameter i, of size 4.
+func (a *Args) SetUint32(i int, v uint32) {
+	if b := a.slot(i, 4); b != nil {
+		binary.LittleEndian.PutUint32(b, v)
+	}
+}
+
+// SetInt32 sets parameter i, of size 4.
+func (a *Args) SetInt32(i int, v int32) { a.SetUint32(i, uint32(v)) }
+
+// SetFloat32 sets parameter i, of size 4.
+func (a *Args) SetFloat32(i int, v float32) { a.SetUint32(i, math.Float32bits(v)) }
+
+// SetBytes sets parameter i from raw bytes of exactly its size (structs,
+// packed scalars).
+func (a *Args) SetBytes(i int, v []byte) {
+	if b := a.slot(i, len(v)); b != nil {
+		copy(b, v)
+	}
+}
+
+// kernelParams is the void** the driver reads.
+func (a *Args) kernelParams() uintptr {
+	if len(a.ptrs) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&a.ptrs[0]))
+}
+
+// matches checks a against f's parameter layout where the driver reports it.
+func (a *Args) matches(f *Function) error {
+	if a.err != nil {
+		return a.err
+	}
+	if f.params == nil {
+		return nil
+	}
+	if len(f.params) != len(a.sizes) {
+		return fmt.Errorf("%w: %s takes %d parameters, %d given", ErrBadArguments, f.name, len(f.params), len(a.sizes))
+	}
+	for i, n := range f.params {
+		if a.sizes[i] != n {
+			return fmt.Errorf("%w: %s parameter %d is %d bytes, %d given", ErrBadArguments, f.name, i, n, a.sizes[i])
+		}
+	}
+	return nil
+}
+
+// Launch queues f on s over grid blocks of block threads, with shared bytes
+// of dynamic shared memory. It allocates nothing on success.
+func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if err := a.matches(f); err != nil {
+		return err
+	}
+	grid, block = grid.norm(), block.norm()
+	s.mu.Lock()
+	s.argv = [11]uintptr{f.h,
+		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
+		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
+		uintptr(shared), s.h, a.kernelParams(), 0}
+	err := s.hot(fnLaunchKernel)
+	s.mu.Unlock()
+	runtime.KeepAlive(a)
+	if err != nil {
+		return fmt.Errorf("hip: launching %s (grid %v, block %v): %w", f.name, grid, block, err)
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package hip
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Stream is an in-order queue of device work.
+type Stream struct {
+	ctx    *Context
+	h      uintptr
+	closed atomic.Bool
+	// mu guards argv, the preallocated argument array of the hot calls
+	// (Launch, GraphExec.Launch): one array per stream keeps them free of
+	// allocation, and work on one stream is ordered anyway.
+	mu   sync.Mutex
+	argv [11]uintptr
+}
+
+// NewStream creates a stream that does not synchronise with the legacy
+// default stream.
+func (c *Context) NewStream() (*Stream, error) {
+	var h uintptr
+	const nonBlocking = 1 // CU_STREAM_NON_BLOCKING == hipStreamNonBlocking
+	if err := c.do(fnStreamCreate, uintptr(unsafe.Pointer(&h)), nonBlocking); err != nil {
+		return nil, err
+	}
+	return &Stream{ctx: c, h: h}, nil
+}
+
+// Context is the stream's context.
+func (s *Stream) Context() *Context { return s.ctx }
+
+// Close destroys the stream; queued work still completes.
+func (s *Stream) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	if s.ctx.closed.Load() {
+		return fmt.Errorf("hip: destroying stream: %w (context closed first)", ErrClosed)
+	}
+	return s.ctx.release(fnStreamDestroy, s.h)
+}
+
+func (s *Stream) usable() error {
+	if s.closed.Load() {
+		return fmt.Errorf("hip: stream: %w", ErrClosed)
+	}
+	return nil
+}
+
+// Synchronize waits for the stream's work; a kernel fault surfaces here.
+func (s *Stream) Synchronize() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.ctx.do(fnStreamSynchronize, s.h)
+}
+
+// Done reports whether all queued work has completed.
+func (s *Stream) Done() (bool, error) {
+	if err := s.usable(); err != nil {
+		return false, err
+	}
+	err := s.ctx.do(fnStreamQuery, s.h)
+	if err == nil {
+		return true, nil
+	}
+	if e, ok := err.(*Error); ok && e.class == ErrNotReady {
+		return false, nil
+	}
+	return false, err
+}
+
+// hot runs a preallocated-argument call on the stream: no allocation unless
+// it fails.
+func (s *Stream) hot(id fnID) error {
+	c := s.ctx
+	runtime.LockOSThread()
+	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
+	var r2 int32
+	if r == 0 {
+		r2 = c.lib.callArgs(id, s.argv[:])
+	}
+	runtime.UnlockOSThread()
+	if r != 0 {
+		return c.fail(fnCtxSetCurrent, r)
+	}
+	if r2 != 0 {
+		return c.fail(id, r2)
+	}
+	return nil
+}
+
+// CopyHtoD queues a copy of src to dst. src must stay reachable and
+// unchanged until the stream has passed the copy; with pageable Go memory
+// the driver stages it before returning, with HostMemory it is truly async.
+func (s *Stream) CopyHtoD(dst DevicePtr, src []byte) error {
+	if err := s.usable(); err != nil || len(src) == 0 {
+		return err
+	}
+	return s.ctx.do(fnMemcpyHtoDAsync, uintptr(dst), uintptr(unsafe.Pointer(&src[0])), uintptr(len(src)), s.h)
+}
+
+// CopyDtoH queues a copy of len(dst) bytes from src into dst; dst is valid
+// after the stream synchronises.
+func (s *Stream) CopyDtoH(dst []byte, src DevicePtr) error {
+	if err := s.usable(); err != nil || len(dst) == 0 {
+		return err
+	}
+	return s.ctx.do(fnMemcpyDtoHAsync, uintptr(unsafe.Pointer(&dst[0])), uintptr(src), uintptr(len(dst)), s.h)
+}
+
+// CopyDtoD queues a device-to-device copy of n bytes.
+func (s *Stream) CopyDtoD(dst, src DevicePtr, n int) error {
+	if err := s.usable(); err != nil || n == 0 {
+		return err
+	}
+	return s.ctx.do(fnMemcpyDtoDAsync, uintptr(dst), uintptr(src), uintptr(n), s.h)
+}
+
+// MemsetD8 queues setting n bytes at dst to v.
+func (s *Stream) MemsetD8(dst DevicePtr, v byte, n int) error {
+	if err := s.usable(); err != nil || n == 0 {
+		return err
+	}
+	return s.ctx.do(fnMemsetD8Async, uintptr(dst), uintptr(v), uintptr(n), s.h)
+}
+
+// MemsetD32 queues setting count 32-bit words at dst (4-byte aligned) to v.
+func (s *Stream) MemsetD32(dst DevicePtr, v uint32, count int) error {
+	if err := s.usable(); err != nil || count == 0 {
+		return err
+	}
+	return s.ctx.do(fnMemsetD32Async, uintptr(dst), uintptr(v), uintptr(count), s.h)
+}
+
+// Event marks a point in a stream; two events time the work between them.
+type Event struct {
+	ctx    *Context
+	h      uintptr
+	closed atomic.Bool
+}
+
+// NewEvent creates an event that records timestamps.
+func (c *Context) NewEvent() (*Event, error) {
+	var h uintptr
+	if err := c.do(fnEventCreate, uintptr(unsafe.Pointer(&h)), 0); err != nil {
+		return nil, err
+	}
+	return &Event{ctx: c, h: h}, nil
+}
+
+// Close destroys the event.
+func (e *Event) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	if e.ctx.closed.Load() {
+		return fmt.Errorf("hip: destroying event: %w (context closed first)", ErrClosed)
+	}
+	return e.ctx.release(fnEventDestroy, e.h)
+}
+
+// Record queues the event on s.
+func (e *Event) Record(s *Stream) error {
+	if e.closed.Load() || s.closed.Load() {
+		return fmt.Errorf("hip: event record: %w", ErrClosed)
+	}
+	return e.ctx.do(fnEventRecord, e.h, s.h)
+}
+
+// Synchronize waits until the event has been reached.
+func (e *Event) Synchronize() error {
+	if e.closed.Load() {
+		return fmt.Errorf("hip: event: %w", ErrClosed)
+	}
+	return e.ctx.do(fnEventSynchronize, e.h)
+}
+
+// Elapsed is the device time between two completed events (resolution
+// about half a microsecond).
+func Elapsed(start, end *Event) (time.Duration, error) {
+	if start.closed.Load() || end.closed.Load() {
+		return 0, fmt.Errorf("hip: elapsed time: %w", ErrClosed)
+	}
+	var ms float32
+	if err := start.ctx.do(fnEventElapsedTime, uintptr(unsafe.Pointer(&ms)), start.h, end.h); err != nil {
+		return 0, err
+	}
+	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
+}
