@@ -1,0 +1,172 @@
+package loom
+
+import "strings"
+
+// check resolves every SSA use and symbol of a parsed module and reports
+// what is invalid; it runs only on modules without syntax errors.
+func check(m *Module) ErrorList {
+	c := &checker{mod: m, defs: map[string]*Op{}, decls: map[string]*Op{}}
+	c.collectSymbols()
+	for _, op := range m.Ops {
+		c.topOp(op)
+	}
+	for _, k := range m.Kernels {
+		c.kernel(k)
+	}
+	for _, f := range m.Funcs {
+		if f.Op.Symbol == "" {
+			continue
+		}
+		s := newScope(nil)
+		c.args(s, f.Params)
+		c.preds(s, f.Where)
+		for _, t := range f.Results {
+			c.typ(s, t)
+		}
+		if f.Body != nil {
+			c.ops(s, f.Body.Ops)
+		}
+		if f.Family != "" && strings.HasPrefix(strings.TrimSpace(f.Op.Param), "@") {
+			c.symbolUse(f.Op.Pos, f.Family)
+		}
+	}
+	for _, d := range m.ConfigDecls {
+		s := newScope(nil)
+		if d.Bind != nil {
+			c.define(s, d.Bind)
+		}
+		c.preds(s, d.Preds)
+	}
+	c.exports()
+	for _, op := range m.Ops {
+		c.walkSymbols(op)
+	}
+	return c.errs
+}
+
+// isDeclOp reports top-level ops that declare a symbol without defining it.
+func isDeclOp(op *Op) bool {
+	switch op.Name {
+	case "kernel.decl", "func.decl", "template.decl", "func.provider.decl", "config.def":
+		return true
+	}
+	return op.Opaque && strings.HasSuffix(op.Name, ".decl")
+}
+
+func (c *checker) collectSymbols() {
+	for _, op := range c.mod.Ops {
+		if op.Symbol == "" || op.Name == "module.import" {
+			continue
+		}
+		if isDeclOp(op) {
+			if op.Name == "config.def" {
+				if old, ok := c.decls[op.Symbol]; ok && old.Name == "config.def" {
+					c.errorf(op.Pos, "duplicate config.def of @%s (first at %s)", op.Symbol, old.Pos)
+				}
+			}
+			if _, ok := c.decls[op.Symbol]; !ok {
+				c.decls[op.Symbol] = op
+			}
+			continue
+		}
+		if old, ok := c.defs[op.Symbol]; ok {
+			c.errorf(op.Pos, "duplicate definition of @%s (first defined at %s)", op.Symbol, old.Pos)
+			continue
+		}
+		c.defs[op.Symbol] = op
+	}
+}
+
+// topOp checks the opaque top-level ops; their regions are isolated.
+func (c *checker) topOp(op *Op) {
+	if !op.Opaque {
+		return
+	}
+	for _, r := range op.Regions {
+		c.region(r, nil)
+	}
+}
+
+func (c *checker) kernel(k *Kernel) {
+	ws := newScope(nil)
+	c.args(ws, k.Workload)
+	c.preds(ws, k.WorkloadWhere)
+	ls := newScope(nil)
+	c.args(ls, k.Launch)
+	c.preds(ls, k.LaunchWhere)
+	if k.Decl {
+		return
+	}
+	c.ops(ws, k.Config.Ops)
+	c.ops(ls, k.Body.Ops)
+	if n := len(k.Config.Ops); n == 0 || k.Config.Ops[n-1].Name != "kernel.launch.config" {
+		c.errorf(k.Config.End, "launch-config region of @%s must end with kernel.launch.config", k.Symbol)
+	}
+}
+
+// launchConfig checks the operand count and that every operand is index.
+func (c *checker) launchConfig(op *Op) {
+	if n := len(op.Operands); n != 6 && n != 9 {
+		c.errorf(op.Pos, "kernel.launch.config takes 6 or 9 index operands (workgroups, workgroup_size[, cluster_size]), found %d", n)
+	}
+	for _, o := range op.Operands {
+		switch {
+		case o.Lit != nil:
+			c.errorf(o.Pos, "kernel.launch.config operand must be an index value, not the literal %s", o.Lit.Text)
+		case o.Value != nil && o.Value.Type != nil && o.Value.Type.Kind != TypeIndex:
+			c.errorf(o.Pos, "kernel.launch.config operand %%%s has type %s, not index", o.Name, o.Value.Type)
+		}
+	}
+	for _, t := range op.Types {
+		if t.Kind != TypeIndex {
+			c.errorf(t.Pos, "kernel.launch.config is typed %s, not index", t)
+		}
+	}
+}
+
+// exports reports two kernel definitions with the same export name.
+func (c *checker) exports() {
+	seen := map[string]*Kernel{}
+	for _, k := range c.mod.Kernels {
+		if k.Decl {
+			continue
+		}
+		if old, ok := seen[k.Export]; ok {
+			c.errorf(k.Op.Pos, "duplicate export name %q (also @%s at %s)", k.Export, old.Symbol, old.Op.Pos)
+			continue
+		}
+		seen[k.Export] = k
+	}
+}
+
+func (c *checker) symbolUse(pos Pos, sym string) {
+	if _, ok := c.defs[sym]; ok {
+		return
+	}
+	if _, ok := c.decls[sym]; ok {
+		return
+	}
+	c.errorf(pos, "use of undefined symbol @%s", sym)
+}
+
+// walkSymbols checks the symbol references of op and everything nested.
+func (c *checker) walkSymbols(op *Op) {
+	switch op.Name {
+	case "kernel.launch", "kernel.dispatch", "func.call", "config.get", "template.call":
+		if op.Symbol != "" {
+			c.symbolUse(op.Pos, op.Symbol)
+		}
+	case "template.apply":
+		if fam := strings.TrimSpace(op.Param); strings.HasPrefix(fam, "@") {
+			c.symbolUse(op.Pos, fam[1:])
+		}
+	}
+	if a := op.Attr("target"); a != nil && strings.HasPrefix(a.Value.Text, "@") {
+		c.symbolUse(a.Pos, a.Value.Text[1:])
+	}
+	for _, r := range op.Regions {
+		for _, inner := range r.Ops {
+			c.walkSymbols(inner)
+		}
+	}
+}

@@ -1,0 +1,419 @@
+package loom
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// maxDepth caps the nesting of regions and brackets so that hostile input
+// cannot exhaust the stack; real kernels nest a handful of levels.
+const maxDepth = 200
+
+// ParseFile lexes, parses and checks one Loom file. filename is used only
+// in positions. On errors it returns what it could build together with an
+// ErrorList sorted by position: syntax errors (ErrSyntax) stop the parse at
+// the first one; checker errors (ErrInvalid) are all reported.
+func ParseFile(filename string, src []byte) (*Module, error) {
+	m, errs := parseModule(filename, src)
+	if len(errs) == 0 {
+		errs = check(m)
+	}
+	errs.Sort()
+	return m, errs.Err()
+}
+
+// ParseFiles reads and parses each path in turn. It returns the modules in
+// argument order and all errors of all files; a file that cannot be read is
+// reported as an error wrapping the os error.
+func ParseFiles(paths ...string) ([]*Module, error) {
+	var mods []*Module
+	var errs []error
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("loom: %w", err))
+			continue
+		}
+		m, err := ParseFile(path, src)
+		if m != nil {
+			mods = append(mods, m)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return mods, joinErrors(errs)
+}
+
+func joinErrors(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return multiError(errs)
+}
+
+// multiError joins the errors of several files, one per line.
+type multiError []error
+
+func (m multiError) Error() string {
+	s := make([]string, len(m))
+	for i, e := range m {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+func (m multiError) Unwrap() []error { return m }
+
+// bailout unwinds the parser after the first syntax error.
+type bailout struct{}
+
+type parser struct {
+	file   string
+	src    string
+	toks   []token
+	i      int
+	tok    token // toks[i]
+	prev   token // the last consumed token
+	docs   map[int32]string
+	depth  int
+	errs   ErrorList
+	mod    *Module
+	i1Type *Type
+}
+
+func parseModule(filename string, src []byte) (m *Module, errs ErrorList) {
+	m = &Module{File: filename}
+	toks, comments, lexErr := lex(filename, src)
+	p := &parser{file: filename, src: string(src), toks: toks, mod: m}
+	if lexErr != nil {
+		// Parse what precedes the bad character so that the error comes
+		// with a partial module; the lexer's error is the one reported.
+		p.errs.Add(lexErr.Pos, ErrSyntax, lexErr.Msg)
+	}
+	p.docs = make(map[int32]string)
+	for _, c := range comments {
+		if c.alone {
+			p.docs[c.line] = c.text
+		}
+	}
+	p.tok = p.toks[0]
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+		}
+		if lexErr != nil && len(p.errs) > 1 {
+			// The truncation caused by the lexical error explains any
+			// syntax error after it.
+			p.errs = p.errs[:1]
+		}
+		errs = p.errs
+	}()
+	p.parseTop()
+	return m, p.errs
+}
+
+func (p *parser) pos(t token) Pos {
+	return Pos{File: p.file, Offset: int(t.off), Line: int(t.line), Col: int(t.col)}
+}
+
+// endPos is the position just after token t.
+func (p *parser) endPos(t token) Pos {
+	return Pos{File: p.file, Offset: int(t.off) + len(t.text), Line: int(t.line), Col: int(t.col) + len(t.text)}
+}
+
+func (p *parser) next() {
+	p.prev = p.tok
+	if p.i < len(p.toks)-1 {
+		p.i++
+	}
+	p.tok = p.toks[p.i]
+}
+
+func (p *parser) peek(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+// adjacent reports whether the current token directly follows the previous
+// one, as in kernel.barrier<workgroup> or align(64).
+func (p *parser) adjacent() bool {
+	return int(p.prev.off)+len(p.prev.text) == int(p.tok.off)
+}
+
+func (p *parser) failAt(pos Pos, format string, args ...any) {
+	p.errs.Add(pos, ErrSyntax, fmt.Sprintf(format, args...))
+	panic(bailout{})
+}
+
+func (p *parser) unexpected(what string) {
+	p.failAt(p.pos(p.tok), "expected %s, found %s", what, p.tok.describe())
+}
+
+func (p *parser) expect(k tokKind, what string) token {
+	if p.tok.kind != k {
+		p.unexpected(what)
+	}
+	t := p.tok
+	p.next()
+	return t
+}
+
+func (p *parser) expectWord(w string) token {
+	if p.tok.kind != tIdent || p.tok.text != w {
+		p.unexpected("'" + w + "'")
+	}
+	t := p.tok
+	p.next()
+	return t
+}
+
+func (p *parser) isWord(w string) bool { return p.tok.kind == tIdent && p.tok.text == w }
+
+func (p *parser) skipNL() {
+	for p.tok.kind == tNewline {
+		p.next()
+	}
+}
+
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.failAt(p.pos(p.tok), "nesting deeper than %d levels", maxDepth)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// docFor collects the whole-line // comments directly above line.
+func (p *parser) docFor(line int32) string {
+	var lines []string
+	for l := line - 1; l > 0; l-- {
+		c, ok := p.docs[l]
+		if !ok {
+			break
+		}
+		lines = append(lines, c)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
+		lines[i], lines[j] = lines[j], lines[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *parser) parseTop() {
+	for {
+		p.skipNL()
+		switch p.tok.kind {
+		case tEOF:
+			return
+		case tRBrace:
+			p.failAt(p.pos(p.tok), "unexpected '}' at top level")
+		}
+		op := p.parseOp(true)
+		p.endStmt(op)
+		p.mod.Ops = append(p.mod.Ops, op)
+	}
+}
+
+// endStmt checks that a statement ends where a statement may end.
+func (p *parser) endStmt(op *Op) {
+	switch p.tok.kind {
+	case tNewline, tEOF, tRBrace:
+		return
+	}
+	p.failAt(p.pos(p.tok), "unexpected %s after %s", p.tok.describe(), op.Name)
+}
+
+// parseOp reads one statement: [results =] name[<param>] operand syntax.
+func (p *parser) parseOp(top bool) *Op {
+	start := p.tok
+	op := &Op{Pos: p.pos(start), Doc: p.docFor(start.line)}
+	var results []token
+	if p.tok.kind == tSSA {
+		for {
+			results = append(results, p.expect(tSSA, "result value"))
+			if p.tok.kind != tComma {
+				break
+			}
+			p.next()
+			p.skipNL()
+		}
+		p.expect(tEqual, "'=' after result values")
+	}
+	switch p.tok.kind {
+	case tIdent:
+	case tCaret:
+		// A cfg block label such as ^bb1: kept as an opaque statement.
+	default:
+		p.unexpected("operation name")
+	}
+	name := p.tok
+	op.Name = name.text
+	p.next()
+	if p.tok.kind == tLAngle && p.adjacent() {
+		op.Param = p.balancedText()
+	}
+	for i, r := range results {
+		op.Results = append(op.Results, &Value{Name: r.text[1:], Pos: p.pos(r), Def: op, Index: i})
+	}
+	if len(results) > 0 && top {
+		p.failAt(op.Pos, "top-level operation %s cannot define SSA values", op.Name)
+	}
+	switch op.Name {
+	case "kernel.def", "kernel.decl":
+		p.parseKernel(op)
+	case "func.def", "func.decl", "template.def", "template.decl", "func.template",
+		"func.ukernel", "func.provider.decl":
+		p.parseFunc(op)
+	case "config.decl":
+		p.parseConfigDecl(op)
+	case "config.def":
+		p.parseConfigDef(op)
+	case "module.import":
+		p.parseImport(op)
+	case "scf.for":
+		p.parseFor(op)
+	case "scf.while":
+		p.parseWhile(op)
+	case "scf.switch":
+		p.parseSwitch(op)
+	case "scf.lookup":
+		p.parseLookup(op)
+	default:
+		op.Opaque = top || !isStructured(op.Name)
+		p.parseGeneric(op)
+	}
+	op.End = p.endPos(p.prev)
+	assignResultTypes(op, p.i1())
+	return op
+}
+
+func (p *parser) i1() *Type {
+	if p.i1Type == nil {
+		p.i1Type = &Type{Kind: TypeInt, Name: "i1", Bits: 1}
+	}
+	return p.i1Type
+}
+
+// balancedText consumes a bracketed group starting at the current opening
+// token and returns the source text between the brackets.
+func (p *parser) balancedText() string {
+	open := p.tok
+	p.skipBalanced()
+	return p.src[int(open.off)+1 : int(p.prev.off)]
+}
+
+// skipBalanced consumes tokens from an opening bracket to its match.
+func (p *parser) skipBalanced() {
+	open := p.tok
+	var stack []tokKind
+	for {
+		switch p.tok.kind {
+		case tLParen:
+			stack = append(stack, tRParen)
+		case tLBrack:
+			stack = append(stack, tRBrack)
+		case tLBrace:
+			stack = append(stack, tRBrace)
+		case tLAngle:
+			stack = append(stack, tRAngle)
+		case tRParen, tRBrack, tRBrace, tRAngle:
+			if len(stack) == 0 || stack[len(stack)-1] != p.tok.kind {
+				p.failAt(p.pos(p.tok), "unbalanced %s in group opened at %d:%d", p.tok.describe(), open.line, open.col)
+			}
+			stack = stack[:len(stack)-1]
+		case tEOF:
+			p.failAt(p.pos(open), "unclosed %s", open.describe())
+		}
+		if len(stack) > maxDepth {
+			p.failAt(p.pos(p.tok), "nesting deeper than %d levels", maxDepth)
+		}
+		p.next()
+		if len(stack) == 0 {
+			return
+		}
+	}
+}
+
+// structuredPrefixes are the dialects whose ops the parser lays out per
+// opsyntax.go; everything else is opaque.
+var structuredPrefixes = []string{"index.", "scalar.", "vector.", "view.", "buffer."}
+
+var structuredOps = map[string]bool{
+	"config.get": true, "target.subgroup.size": true,
+	"scf.if": true, "scf.yield": true, "scf.condition": true, "scf.select": true,
+	"kernel.return": true, "kernel.exit": true, "kernel.assert": true,
+	"kernel.barrier": true, "kernel.launch.config": true, "kernel.launch": true,
+	"func.call": true, "func.apply": true, "func.return": true,
+	"template.apply": true, "template.call": true, "template.return": true,
+}
+
+func isStructured(name string) bool {
+	if structuredOps[name] {
+		return true
+	}
+	for _, pre := range structuredPrefixes {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	for _, pre := range []string{"kernel.workitem.", "kernel.workgroup.", "kernel.subgroup.", "kernel.cluster."} {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+func isCompare(name string) bool {
+	return strings.HasSuffix(name, ".cmp") || strings.HasSuffix(name, ".cmpi") || strings.HasSuffix(name, ".cmpf")
+}
+
+// assignResultTypes applies the rule of opsyntax.go: ResultTypes when
+// written, i1 for predicates, else the i-th type after ':'.
+func assignResultTypes(op *Op, i1 *Type) {
+	if len(op.Results) == 0 {
+		return
+	}
+	last := func() *Type {
+		if len(op.Types) == 0 {
+			return nil
+		}
+		return op.Types[len(op.Types)-1]
+	}
+	for i, r := range op.Results {
+		switch {
+		case r.Type != nil:
+		case len(op.ResultTypes) > 0:
+			if i < len(op.ResultTypes) {
+				r.Type = op.ResultTypes[i]
+			} else if len(op.ResultTypes) == 1 {
+				r.Type = op.ResultTypes[0]
+			}
+		case isCompare(op.Name) || strings.HasSuffix(op.Name, ".isnanf") ||
+			strings.HasSuffix(op.Name, ".isinff") || strings.HasSuffix(op.Name, ".isfinitef"):
+			r.Type = i1
+		case op.Name == "vector.reduce" || op.Name == "vector.dotf" || op.Name == "vector.load.mask":
+			r.Type = last()
+		case strings.HasPrefix(op.Name, "kernel.subgroup.shuffle") && i == 1:
+			r.Type = i1
+		case i < len(op.Types):
+			r.Type = op.Types[i]
+		case len(op.Types) == 1:
+			r.Type = op.Types[0]
+		}
+	}
+}
+
