@@ -416,4 +416,3 @@ func assignResultTypes(op *Op, i1 *Type) {
 		}
 	}
 }
-
