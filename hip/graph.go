@@ -66,7 +66,7 @@ func (g *Graph) AddKernel(f *Function, grid, block Dim3, shared uint32, a *Args,
 	pb := unsafe.Slice((*byte)(unsafe.Pointer(&params[0])), len(params)*8)
 	spec.kernelNode(pb, &kernelNodeParams{
 		fn: f.h, grid: grid.norm(), block: block.norm(), sharedBytes: shared,
-		kernelParams: a.kernelParams(), ctx: g.ctx.h,
+		kernelParams: a.kernelParams(),
 	})
 	dp, dn, keep := g.deps(deps)
 	var node uintptr

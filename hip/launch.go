@@ -128,10 +128,14 @@ func (a *Args) SetBytes(i int, v []byte) {
 	}
 }
 
+// noParams is the parameter array of kernels without parameters: the same
+// non-NULL empty array a C caller passes.
+var noParams [1]uintptr
+
 // kernelParams is the void** the driver reads.
 func (a *Args) kernelParams() uintptr {
 	if len(a.ptrs) == 0 {
-		return 0
+		return uintptr(unsafe.Pointer(&noParams[0]))
 	}
 	return uintptr(unsafe.Pointer(&a.ptrs[0]))
 }
