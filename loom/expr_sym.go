@@ -295,6 +295,9 @@ func foldExpr(e *Expr) *Expr {
 	if e == nil || len(e.Args) == 0 {
 		return e
 	}
+	if s := simplifyIdentity(e); s != e {
+		return s
+	}
 	for _, a := range e.Args {
 		if a == nil || a.Op != ExprConst {
 			return e
@@ -310,4 +313,36 @@ func foldExpr(e *Expr) *Expr {
 	}
 	c.Type = t
 	return &Expr{Op: ExprConst, Type: t, Const: c, Pos: e.Pos}
+}
+
+// simplifyIdentity drops additions of zero and multiplications by one on
+// integer-like types, so printed expressions stay readable.
+func simplifyIdentity(e *Expr) *Expr {
+	if len(e.Args) != 2 || e.Type == nil || e.Type.Kind == TypeFloat {
+		return e
+	}
+	a, b := e.Args[0], e.Args[1]
+	same := func(x *Expr) bool { return x != nil && x.Type != nil && x.Type.Kind == e.Type.Kind && x.Type.Bits == e.Type.Bits }
+	isK := func(x *Expr, k int64) bool { return x.IsConst() && x.Const.Int == k }
+	switch e.Op {
+	case ExprAdd:
+		if isK(a, 0) && same(b) {
+			return b
+		}
+		if isK(b, 0) && same(a) {
+			return a
+		}
+	case ExprSub:
+		if isK(b, 0) && same(a) {
+			return a
+		}
+	case ExprMul:
+		if isK(a, 1) && same(b) {
+			return b
+		}
+		if isK(b, 1) && same(a) {
+			return a
+		}
+	}
+	return e
 }
