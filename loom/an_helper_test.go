@@ -33,3 +33,13 @@ func mustKernel(t testing.TB, p *Program, export string) *Kernel {
 	}
 	return k
 }
+
+func replaceOnce(t testing.TB, s, old, new string) string {
+	t.Helper()
+	if old != "" && !strings.Contains(s, old) {
+		t.Fatalf("%q not in source", old)
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
+func replaceAll(s, old, new string) string { return strings.ReplaceAll(s, old, new) }
