@@ -322,7 +322,9 @@ func simplifyIdentity(e *Expr) *Expr {
 		return e
 	}
 	a, b := e.Args[0], e.Args[1]
-	same := func(x *Expr) bool { return x != nil && x.Type != nil && x.Type.Kind == e.Type.Kind && x.Type.Bits == e.Type.Bits }
+	same := func(x *Expr) bool {
+		return x != nil && x.Type != nil && x.Type.Kind == e.Type.Kind && x.Type.Bits == e.Type.Bits
+	}
 	isK := func(x *Expr, k int64) bool { return x.IsConst() && x.Const.Int == k }
 	switch e.Op {
 	case ExprAdd:
