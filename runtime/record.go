@@ -9,8 +9,10 @@ import (
 type recording struct {
 	key   string
 	nodes []graphNode
-	info  []NodeInfo
-	dev   devGraph
+	// bindings[bstart[i]:bstart[i+1]] are node i's bindings, for Graph.
+	bindings []Binding
+	bstart   []int
+	dev      devGraph
 }
 
 // GraphInfo describes a recording for tests and tools.
@@ -62,35 +64,34 @@ func (s *Session) Record(key string, cmds []Command) error {
 	if len(cmds) == 0 {
 		return fmt.Errorf("%w: %q has no commands", ErrEmptyGraph, key)
 	}
-	rec := &recording{key: key, nodes: make([]graphNode, len(cmds)), info: make([]NodeInfo, len(cmds))}
+	rec := &recording{key: key, nodes: make([]graphNode, len(cmds)), bstart: make([]int, len(cmds)+1)}
 	var h hazardTracker
-	var spans []span
+	p := newPreparer(s, cmds)
+	rec.bindings = make([]Binding, 0, p.maxBindings)
 	// Dependencies of all nodes live in one block, so recording 100,000
 	// commands does not make 100,000 small allocations.
 	deps := make([]int32, 0, 2*len(cmds))
 	starts := make([]int, len(cmds)+1)
 	for i, c := range cmds {
-		var err error
-		var node graphNode
-		node, spans, err = s.prepare(c, fmt.Sprintf("record %q: command %d", key, i), spans[:0])
+		node, err := p.prepare(c)
 		if err != nil {
-			return err
+			return fmt.Errorf("record %q: command %d: %w", key, i, err)
 		}
 		rec.nodes[i] = node
-		rec.info[i] = describe(c, node)
+		rec.bstart[i] = len(rec.bindings)
+		rec.bindings = appendBindings(rec.bindings, c)
 		starts[i] = len(deps)
-		deps = h.add(int32(i), spans, deps)
+		deps = h.add(int32(i), p.spans, deps)
 		sortInt32(deps[starts[i]:])
 	}
 	starts[len(cmds)] = len(deps)
+	rec.bstart[len(cmds)] = len(rec.bindings)
 	flat := make([]int, len(deps))
 	for i, d := range deps {
 		flat[i] = int(d)
 	}
 	for i := range rec.nodes {
-		d := flat[starts[i]:starts[i+1]:starts[i+1]]
-		rec.nodes[i].Deps = d
-		rec.info[i].Deps = d
+		rec.nodes[i].Deps = flat[starts[i]:starts[i+1]:starts[i+1]]
 	}
 	g, err := s.be.buildGraph(rec.nodes)
 	if err != nil {
@@ -101,32 +102,27 @@ func (s *Session) Record(key string, cmds []Command) error {
 	return nil
 }
 
-// describe renders a command for GraphInfo.
-func describe(c Command, n graphNode) NodeInfo {
-	if n.Fill != nil {
-		var f Fill
-		switch c := c.(type) {
-		case Fill:
-			f = c
-		case *Fill:
-			f = *c
-		}
-		return NodeInfo{Kind: "fill", Bindings: []Binding{f.Region.Write()}}
-	}
-	var d Dispatch
+// appendBindings appends the regions command c touches.
+func appendBindings(bs []Binding, c Command) []Binding {
 	switch c := c.(type) {
+	case Fill:
+		return append(bs, c.Region.Write())
+	case *Fill:
+		return append(bs, c.Region.Write())
 	case Dispatch:
-		d = c
+		for _, a := range c.Args {
+			if a.kind == argBuffer {
+				bs = append(bs, a.binding)
+			}
+		}
 	case *Dispatch:
-		d = *c
-	}
-	var bs []Binding
-	for _, a := range d.Args {
-		if b, ok := a.Binding(); ok {
-			bs = append(bs, b)
+		for _, a := range c.Args {
+			if a.kind == argBuffer {
+				bs = append(bs, a.binding)
+			}
 		}
 	}
-	return NodeInfo{Kind: "dispatch", Kernel: n.Launch.Name, Bindings: bs}
+	return bs
 }
 
 // sortInt32 sorts a short list in place (dependency lists are short).
@@ -157,10 +153,16 @@ func (s *Session) Graph(key string) (*GraphInfo, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNotRecorded, key)
 	}
-	g := &GraphInfo{Key: key, Nodes: make([]NodeInfo, len(rec.info))}
-	for i, n := range rec.info {
-		n.Bindings = append([]Binding(nil), n.Bindings...)
-		n.Deps = append([]int(nil), n.Deps...)
+	g := &GraphInfo{Key: key, Nodes: make([]NodeInfo, len(rec.nodes))}
+	for i, node := range rec.nodes {
+		n := NodeInfo{
+			Kind:     "fill",
+			Bindings: append([]Binding(nil), rec.bindings[rec.bstart[i]:rec.bstart[i+1]]...),
+			Deps:     append([]int(nil), node.Deps...),
+		}
+		if node.Launch != nil {
+			n.Kind, n.Kernel = "dispatch", node.Launch.Name
+		}
 		g.Nodes[i] = n
 		for _, d := range n.Deps {
 			g.Edges = append(g.Edges, [2]int{d, i})
@@ -197,12 +199,11 @@ func (s *Session) Run(cmds []Command) error {
 		return err
 	}
 	nodes := make([]graphNode, len(cmds))
-	var spans []span
+	p := newPreparer(s, cmds)
 	for i, c := range cmds {
 		var err error
-		nodes[i], spans, err = s.prepare(c, fmt.Sprintf("run: command %d", i), spans[:0])
-		if err != nil {
-			return err
+		if nodes[i], err = p.prepare(c); err != nil {
+			return fmt.Errorf("run: command %d: %w", i, err)
 		}
 	}
 	for i := range nodes {

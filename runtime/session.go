@@ -77,6 +77,10 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newSession(be, reason, opts), nil
+}
+
+func newSession(be backend, reason string, opts Options) *Session {
 	return &Session{
 		id:     sessionIDs.Add(1),
 		be:     be,
@@ -84,7 +88,7 @@ func Open(opts Options) (*Session, error) {
 		opts:   opts,
 		cache:  make(map[cacheKey]int32),
 		graphs: make(map[string]*recording),
-	}, nil
+	}
 }
 
 func openBackend(want string, opts Options) (backend, string, error) {
@@ -185,20 +189,20 @@ func (s *Session) fail(what string, err error) error {
 }
 
 // region resolves r to its allocation, checking ownership and bounds; the
-// caller holds s.mu.
-func (s *Session) region(r Region, what string) (*allocation, error) {
+// caller holds s.mu and says which use failed.
+func (s *Session) region(r Region) (*allocation, error) {
 	if r.sess == 0 {
-		return nil, fmt.Errorf("%w: %s: zero region", ErrArgument, what)
+		return nil, fmt.Errorf("%w: zero region", ErrArgument)
 	}
 	if r.sess != s.id {
-		return nil, fmt.Errorf("%w: %s: %v belongs to session %d, not %d", ErrForeign, what, r, r.sess, s.id)
+		return nil, fmt.Errorf("%w: %v belongs to session %d, not %d", ErrForeign, r, r.sess, s.id)
 	}
 	if int(r.alloc) >= len(s.allocs) || s.allocs[r.alloc] == nil {
-		return nil, fmt.Errorf("%w: %s: %v was freed", ErrArgument, what, r)
+		return nil, fmt.Errorf("%w: %v was freed", ErrArgument, r)
 	}
 	a := s.allocs[r.alloc]
 	if r.off < 0 || r.n < 0 || r.off > a.size || r.n > a.size-r.off {
-		return nil, fmt.Errorf("%w: %s: %v outside its %d-byte allocation", ErrBounds, what, r, a.size)
+		return nil, fmt.Errorf("%w: %v outside its %d-byte allocation", ErrBounds, r, a.size)
 	}
 	return a, nil
 }
@@ -251,9 +255,9 @@ func (s *Session) Upload(dst Region, data []byte) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	a, err := s.region(dst, "upload")
+	a, err := s.region(dst)
 	if err != nil {
-		return err
+		return fmt.Errorf("upload: %w", err)
 	}
 	if a.weight {
 		return fmt.Errorf("%w: upload into weight %v", ErrWeightWrite, dst)
@@ -322,9 +326,9 @@ func (s *Session) ReadMany(srcs []Region) ([][]byte, error) {
 	allocs := make([]*allocation, len(srcs))
 	total, allShared := 0, true
 	for i, r := range srcs {
-		a, err := s.region(r, fmt.Sprintf("read #%d", i))
+		a, err := s.region(r)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read #%d: %w", i, err)
 		}
 		allocs[i] = a
 		total += r.n

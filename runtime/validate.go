@@ -4,71 +4,77 @@ import (
 	"fmt"
 )
 
-// prepareDispatch checks d against its compiled kernel and packs it; it
-// appends the spans its buffer bindings touch (weights excluded: nothing
-// writes them, so they order nothing). The caller holds s.mu.
-func (s *Session) prepareDispatch(d *Dispatch, where string, spans []span) (*launchCmd, []span, error) {
+// prepareDispatch checks d against its compiled kernel and packs it into l,
+// taking l.Args from arena; it appends the spans its buffer bindings touch
+// (weights excluded: nothing writes them, so they order nothing). Errors do
+// not say which command failed; the caller adds that. The caller holds s.mu.
+func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg, spans []span) ([]span, error) {
 	ck, err := s.kernel(d.Kernel)
 	if err != nil {
-		return nil, spans, fmt.Errorf("%s: %w", where, err)
+		return spans, err
 	}
 	info := &ck.info
 	name := info.Export
 	if len(d.Args) != len(info.Params) {
-		return nil, spans, fmt.Errorf("%w: %s: kernel %s: %d arguments, its launch signature has %d", ErrArgument, where, name, len(d.Args), len(info.Params))
+		return spans, fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, name, len(d.Args), len(info.Params))
 	}
 	for i := range 3 {
 		if d.Workgroups[i] < 1 || d.Workgroups[i] > 1<<31-1 {
-			return nil, spans, fmt.Errorf("%w: %s: kernel %s: workgroups %v: each count must be in [1, 2^31)", ErrArgument, where, name, d.Workgroups)
+			return spans, fmt.Errorf("%w: kernel %s: workgroups %v: each count must be in [1, 2^31)", ErrArgument, name, d.Workgroups)
 		}
 		if d.WorkgroupSize[i] < 1 || d.WorkgroupSize[i] > 1<<20 {
-			return nil, spans, fmt.Errorf("%w: %s: kernel %s: workgroup size %v: each size must be in [1, 2^20]", ErrArgument, where, name, d.WorkgroupSize)
+			return spans, fmt.Errorf("%w: kernel %s: workgroup size %v: each size must be in [1, 2^20]", ErrArgument, name, d.WorkgroupSize)
 		}
 	}
 	if info.Static && d.WorkgroupSize != info.WorkgroupSize {
-		return nil, spans, fmt.Errorf("%w: %s: kernel %s: workgroup size %v, compiled with %v", ErrArgument, where, name, d.WorkgroupSize, info.WorkgroupSize)
+		return spans, fmt.Errorf("%w: kernel %s: workgroup size %v, compiled with %v", ErrArgument, name, d.WorkgroupSize, info.WorkgroupSize)
 	}
-	l := &launchCmd{
+	if cap(*arena)-len(*arena) < len(d.Args) {
+		*arena = make([]launchArg, 0, max(64, 2*len(d.Args)))
+	}
+	n0 := len(*arena)
+	*arena = (*arena)[:n0+len(d.Args)]
+	*l = launchCmd{
 		Kernel:        ck.dev,
 		Name:          name,
 		Workgroups:    d.Workgroups,
 		WorkgroupSize: d.WorkgroupSize,
-		Args:          make([]launchArg, len(d.Args)),
+		Args:          (*arena)[n0 : n0+len(d.Args) : n0+len(d.Args)],
 	}
 	for i, a := range d.Args {
 		p := &info.Params[i]
 		want := ck.kinds[i]
 		if a.kind != want {
-			return nil, spans, fmt.Errorf("%w: %s: kernel %s: parameter %%%s (#%d) is %s, got %s", ErrArgument, where, name, p.Name, i, p.Type, a.kind)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s (#%d) is %s, got %s", ErrArgument, name, p.Name, i, p.Type, a.kind)
 		}
 		if want != argBuffer {
 			bits, err := packScalar(a, p.Bytes)
 			if err != nil {
-				return nil, spans, fmt.Errorf("%w: %s: kernel %s: parameter %%%s: %v", ErrArgument, where, name, p.Name, err)
+				return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: %v", ErrArgument, name, p.Name, err)
 			}
 			l.Args[i] = launchArg{Bits: bits, Size: p.Bytes}
 			continue
 		}
 		b := a.binding
-		al, err := s.region(b.Region, fmt.Sprintf("kernel %s: parameter %%%s", name, p.Name))
+		al, err := s.region(b.Region)
 		if err != nil {
-			return nil, spans, fmt.Errorf("%s: %w", where, err)
+			return spans, fmt.Errorf("kernel %s: parameter %%%s: %w", name, p.Name, err)
 		}
 		if b.Access > AccessReadWrite {
-			return nil, spans, fmt.Errorf("%w: %s: kernel %s: parameter %%%s: invalid access %v", ErrArgument, where, name, p.Name, b.Access)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: invalid access %v", ErrArgument, name, p.Name, b.Access)
 		}
 		if !b.Access.covers(p.Access) {
-			return nil, spans, fmt.Errorf("%w: %s: kernel %s: parameter %%%s is bound %s but the kernel body needs %s", ErrArgument, where, name, p.Name, b.Access, p.Access)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s is bound %s but the kernel body needs %s", ErrArgument, name, p.Name, b.Access, p.Access)
 		}
 		if al.weight && b.Access.Writes() {
-			return nil, spans, fmt.Errorf("%w: %s: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, where, name, p.Name, b.Region, b.Access)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, name, p.Name, b.Region, b.Access)
 		}
 		l.Args[i] = launchArg{Buffer: true, Mem: al.mem, Off: b.Region.off, N: b.Region.n}
 		if !al.weight {
 			spans = append(spans, span{alloc: b.Region.alloc, off: b.Region.off, n: b.Region.n, acc: b.Access})
 		}
 	}
-	return l, spans, nil
+	return spans, nil
 }
 
 // packScalar returns a's value at a carrier of size bytes, zero-extended,
@@ -94,41 +100,96 @@ func packScalar(a Arg, size int) (uint64, error) {
 	return a.val, nil
 }
 
-// prepareFill checks f and appends the span it writes; the caller holds s.mu.
-func (s *Session) prepareFill(f *Fill, where string, spans []span) (*fillCmd, []span, error) {
-	al, err := s.region(f.Region, "fill")
+// prepareFill checks f into c and appends the span it writes; the caller
+// holds s.mu.
+func (s *Session) prepareFill(f *Fill, c *fillCmd, spans []span) ([]span, error) {
+	al, err := s.region(f.Region)
 	if err != nil {
-		return nil, spans, fmt.Errorf("%s: %w", where, err)
+		return spans, fmt.Errorf("fill: %w", err)
 	}
 	if al.weight {
-		return nil, spans, fmt.Errorf("%w: %s: fill of weight %v", ErrWeightWrite, where, f.Region)
+		return spans, fmt.Errorf("%w: fill of weight %v", ErrWeightWrite, f.Region)
 	}
 	if f.Region.off%4 != 0 || f.Region.n%4 != 0 {
-		return nil, spans, fmt.Errorf("%w: %s: fill of %v: offset and length must be multiples of 4", ErrArgument, where, f.Region)
+		return spans, fmt.Errorf("%w: fill of %v: offset and length must be multiples of 4", ErrArgument, f.Region)
 	}
 	spans = append(spans, span{alloc: f.Region.alloc, off: f.Region.off, n: f.Region.n, acc: AccessWrite})
-	return &fillCmd{Mem: al.mem, Off: f.Region.off, N: f.Region.n, Value: f.Value}, spans, nil
+	*c = fillCmd{Mem: al.mem, Off: f.Region.off, N: f.Region.n, Value: f.Value}
+	return spans, nil
 }
 
-// prepare checks and packs one command of any kind.
-func (s *Session) prepare(c Command, where string, spans []span) (graphNode, []span, error) {
-	switch c := c.(type) {
-	case Dispatch:
-		l, sp, err := s.prepareDispatch(&c, where, spans)
-		return graphNode{Launch: l}, sp, err
-	case *Dispatch:
-		if c != nil {
-			l, sp, err := s.prepareDispatch(c, where, spans)
-			return graphNode{Launch: l}, sp, err
-		}
-	case Fill:
-		f, sp, err := s.prepareFill(&c, where, spans)
-		return graphNode{Fill: f}, sp, err
-	case *Fill:
-		if c != nil {
-			f, sp, err := s.prepareFill(c, where, spans)
-			return graphNode{Fill: f}, sp, err
+// preparer packs the commands of one Record or Run into blocks, so
+// recording many commands makes a handful of allocations, not several per
+// command.
+type preparer struct {
+	s        *Session
+	launches []launchCmd
+	fills    []fillCmd
+	args     []launchArg
+	spans    []span
+	// maxBindings bounds the bindings of all commands, for sizing.
+	maxBindings int
+}
+
+func newPreparer(s *Session, cmds []Command) *preparer {
+	p := &preparer{s: s}
+	nl, nf, na := 0, 0, 0
+	for _, c := range cmds {
+		switch c := c.(type) {
+		case Dispatch:
+			nl, na = nl+1, na+len(c.Args)
+		case *Dispatch:
+			if c != nil {
+				nl, na = nl+1, na+len(c.Args)
+			}
+		default:
+			nf++
 		}
 	}
-	return graphNode{}, spans, fmt.Errorf("%w: %s: unsupported command %T", ErrArgument, where, c)
+	p.launches = make([]launchCmd, 0, nl)
+	p.fills = make([]fillCmd, 0, nf)
+	p.args = make([]launchArg, 0, na)
+	p.maxBindings = na + nf
+	return p
+}
+
+// prepare checks and packs one command of any kind; p.spans holds the spans
+// it touches until the next call.
+func (p *preparer) prepare(c Command) (graphNode, error) {
+	var err error
+	p.spans = p.spans[:0]
+	var d *Dispatch
+	switch c := c.(type) {
+	case Dispatch:
+		d = &c
+	case *Dispatch:
+		d = c
+	case Fill:
+		return p.fill(&c)
+	case *Fill:
+		if c != nil {
+			return p.fill(c)
+		}
+	}
+	if d == nil {
+		return graphNode{}, fmt.Errorf("%w: unsupported command %T", ErrArgument, c)
+	}
+	if len(p.launches) == cap(p.launches) {
+		p.launches = make([]launchCmd, 0, 16)
+	}
+	p.launches = p.launches[:len(p.launches)+1]
+	l := &p.launches[len(p.launches)-1]
+	p.spans, err = p.s.prepareDispatch(d, l, &p.args, p.spans)
+	return graphNode{Launch: l}, err
+}
+
+func (p *preparer) fill(f *Fill) (graphNode, error) {
+	if len(p.fills) == cap(p.fills) {
+		p.fills = make([]fillCmd, 0, 16)
+	}
+	p.fills = p.fills[:len(p.fills)+1]
+	c := &p.fills[len(p.fills)-1]
+	var err error
+	p.spans, err = p.s.prepareFill(f, c, p.spans)
+	return graphNode{Fill: c}, err
 }
