@@ -206,4 +206,3 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 		t.Fatalf("stream on closed context: %v", err)
 	}
 }
-
