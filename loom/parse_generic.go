@@ -134,7 +134,7 @@ func (p *parser) addLiteral(op *Op, t token, lit *Literal) {
 // indices, subview offsets (which may be literals), gather offsets, and the
 // `[%lo to %hi step %s]` of vector.mask.range.
 func (p *parser) parseIndices(op *Op) {
-	for p.tok.kind == tLBrack {
+	for p.tok.kind == tLBrack && !p.looksLikePreds() {
 		open := p.tok
 		p.next()
 		for {
