@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+func corpus(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../loom/testdata/*.loom")
+	if err != nil || len(files) == 0 {
+		t.Skip("no corpus")
+	}
+	// Files the parser rejects are the parser's tests' concern; inspect is
+	// tested on the ones it accepts (and on bad input separately).
+	var ok []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loom.ParseFile(f, src); err != nil {
+			t.Logf("skipping %s: %v", f, err)
+			continue
+		}
+		ok = append(ok, f)
+	}
+	return ok
+}
+
+func TestInspectCorpusText(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runInspect(corpus(t), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	s := out.String()
+	for _, want := range []string{
+		`kernel "saxpy" @saxpy at ../../loom/testdata/saxpy.loom:4:1`,
+		"launch   (%n: index, %a: f32, %x: buffer, %y: buffer)",
+		"access %x read (exact) elem f32",
+		"access %y read_write (exact) elem f32",
+		"launch config: needs %n",
+		"extent %y bytes (mul (cast index %n to offset) 4)",
+		"fingerprint ",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func TestInspectJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runInspect(append([]string{"-json"}, corpus(t)...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep inspectReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Kernels) == 0 {
+		t.Fatal("no kernels")
+	}
+	for _, k := range rep.Kernels {
+		if len(k.Fingerprint) != 32 || k.Export == "" || k.Pos == "" {
+			t.Errorf("incomplete kernel report %+v", k)
+		}
+		for _, a := range k.Access {
+			if a.Access != "none" && len(a.Evidence) == 0 {
+				t.Errorf("%s %%%s: %s without evidence", k.Export, a.Param, a.Access)
+			}
+		}
+	}
+}
+
+func TestInspectStatic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.loom")
+	src := `config.decl @s.size : %v: index where [range(%v, 1, 64), pow2(%v)]
+config.def @s.size = 8 : index
+kernel.def export("fill") @fill() {
+  %c1 = index.constant 1 : index
+  %c64 = index.constant 64 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c64, %c1, %c1) : index
+} launch(%out: buffer) {
+  %z = index.constant 0 : offset
+  %i = kernel.workitem.id<x> : index
+  %v = buffer.view %out[%z] : buffer -> view<64xf32>
+  %x = scalar.constant 0.0 : f32
+  view.store %x, %v[%i] : f32, view<64xf32>
+  kernel.return
+}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := runInspect([]string{path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"launch config: static: workgroups [1 1 1] workgroup_size [64 1 1] cluster_size [1 1 1]",
+		"access %out write (exact) elem f32",
+		"extent %out bytes 256",
+		"config @s.size : index at " + path + ":1:1 where [range(%v, 1, 64), pow2(%v)] = 8",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestInspectErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.loom")
+	if err := os.WriteFile(bad, []byte("kernel.def export(\"k\") @k() {\n  %x = index.add %nope, %nope : index\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, 2, "no input files"},
+		{[]string{"-bogus", "x.loom"}, 2, "bogus"},
+		{[]string{filepath.Join(dir, "missing.loom")}, 1, "missing.loom: no such file"},
+		{[]string{bad}, 1, ""},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		code := runInspect(tc.args, &out, &errb)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d (stderr %s)", tc.args, code, tc.code, errb.String())
+		}
+		if !strings.Contains(errb.String(), tc.msg) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, errb.String(), tc.msg)
+		}
+	}
+	var out, errb bytes.Buffer
+	runInspect([]string{bad}, &out, &errb)
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(bad) + `:\d+:\d+: `).MatchString(errb.String()) {
+		t.Errorf("error not in path:line:col form: %q", errb.String())
+	}
+}
