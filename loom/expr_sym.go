@@ -1,6 +1,9 @@
 package loom
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // symEval translates SSA values into Exprs by walking their def chains
 // lazily: only what a query needs is translated, so an unsupported op that
@@ -12,6 +15,10 @@ type symEval struct {
 	memo  map[*Value]symResult
 	depth int    // call-inlining depth
 	where string // "launch-config region", "kernel body": for messages
+	// geom, when set, lets device queries of the launch geometry
+	// (kernel.workgroup.count / kernel.workgroup.size) evaluate to the
+	// launch-config expressions.
+	geom *LaunchExprs
 }
 
 type symResult struct {
@@ -197,6 +204,16 @@ func (s *symEval) translate(op *Op, idx int, v *Value) (*Expr, error) {
 		return mk(ExprSelect, ty, a...), nil
 	case "func.call":
 		return s.call(op, idx)
+	case "kernel.workgroup.count", "kernel.workgroup.size":
+		if s.geom != nil {
+			axis := strings.Index("xyz", strings.TrimSpace(op.Param))
+			if axis >= 0 && len(strings.TrimSpace(op.Param)) == 1 {
+				if op.Name == "kernel.workgroup.count" {
+					return s.geom.Workgroups[axis], nil
+				}
+				return s.geom.WorkgroupSize[axis], nil
+			}
+		}
 	}
 	return nil, notEvaluable(op.Pos, "%s cannot be evaluated in the %s (only index/scalar arithmetic, scf.select, config.get, target.subgroup.size and pure calls can)", op.Name, s.where)
 }
@@ -225,6 +242,7 @@ func (s *symEval) call(op *Op, idx int) (*Expr, error) {
 	}
 	inner := newSymEval(s.p, s.where)
 	inner.depth = s.depth + 1
+	inner.geom = s.geom
 	params := f.Body.Args
 	if len(params) == 0 {
 		params = f.Params

@@ -4,7 +4,9 @@ import "fmt"
 
 // Extent is how many bytes, from the start of a storage parameter, the
 // kernel's views over it may span: an offset-typed expression over launch
-// arguments and config values, or nil with a Reason when it cannot be known.
+// arguments, config values and (through kernel.workgroup.count/size) the
+// workload arguments of the launch geometry, or nil with a Reason when it
+// cannot be known.
 type Extent struct {
 	Param  *Value
 	Index  int   // position in Kernel.Launch
@@ -57,6 +59,9 @@ func (p *Program) extent(k *Kernel, r *bodyResult, pa ParamAccess) Extent {
 			s.bind[v] = s.bind[k.Launch[i]]
 		}
 	}
+	if l, err := p.launchExprsLocked(k); err == nil {
+		s.geom = l
+	}
 	c := &extentCollector{p: p, root: pa.Index}
 	if t := pa.Param.Type; t.Kind == TypeView {
 		e, err := viewBytes(s, nil, t, pa.Param.Pos)
@@ -95,6 +100,7 @@ type extentCollector struct {
 	p     *Program
 	root  int
 	cands []*Expr
+	stack []*Func // helpers being walked, for recursion
 }
 
 const maxExtentDepth = 8
@@ -131,11 +137,17 @@ func (c *extentCollector) collect(s *symEval, r *bodyResult, reaches func(*Opera
 		if len(args) == 0 {
 			continue
 		}
+		for _, f := range c.stack {
+			if f == cs.callee {
+				return fmt.Errorf("%s: views through the recursive call to @%s are not bounded", cs.op.Pos, f.Symbol)
+			}
+		}
 		if depth >= maxExtentDepth {
-			return fmt.Errorf("%s: helper calls nest deeper than %d (recursion?)", cs.op.Pos, maxExtentDepth)
+			return fmt.Errorf("%s: helper calls nest deeper than %d", cs.op.Pos, maxExtentDepth)
 		}
 		sub, _ := (&analyzer{p: c.p}).summary(cs.callee)
 		inner := newSymEval(c.p, "helper body")
+		inner.geom = s.geom
 		params := bodyArgs(cs.callee.Body.Args, cs.callee.Params)
 		for j, vs := range params {
 			if j >= len(cs.op.Operands) {
@@ -154,6 +166,7 @@ func (c *extentCollector) collect(s *symEval, r *bodyResult, reaches func(*Opera
 		for _, j := range args {
 			set, _ = set.with(j)
 		}
+		c.stack = append(c.stack, cs.callee)
 		err := c.collect(inner, sub, func(o *Operand) bool {
 			if o == nil || o.Value == nil {
 				return false
@@ -162,7 +175,11 @@ func (c *extentCollector) collect(s *symEval, r *bodyResult, reaches func(*Opera
 			sub.aliases[o.Value].each(func(j int) { hit = hit || set.has(j) })
 			return hit
 		}, depth+1)
+		c.stack = c.stack[:len(c.stack)-1]
 		if err != nil {
+			if depth > 0 {
+				return err
+			}
 			return fmt.Errorf("through call to @%s at %s: %w", cs.callee.Symbol, cs.op.Pos, err)
 		}
 	}

@@ -36,6 +36,16 @@ func (p *Program) LaunchExprs(k *Kernel) (*LaunchExprs, error) {
 	return l, err
 }
 
+// launchExprsLocked is LaunchExprs for callers that hold p.mu.
+func (p *Program) launchExprsLocked(k *Kernel) (*LaunchExprs, error) {
+	if m, ok := p.launch[k]; ok {
+		return m.l, m.err
+	}
+	l, err := p.launchExprs(k)
+	p.launch[k] = launchMemo{l, err}
+	return l, err
+}
+
 func (p *Program) launchExprs(k *Kernel) (*LaunchExprs, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", ErrNotEvaluable)
