@@ -1,0 +1,391 @@
+package interp
+
+import (
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// collective compiles kernel.subgroup.* and kernel.workgroup.* operations.
+// Subgroups are chunks of the target's subgroup size over linearized
+// work-item ids; subgroup ops combine the active lanes of each subgroup.
+// Workgroup ops require the whole (non-exited) workgroup, like barriers.
+func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error) {
+	scope, what, _ := strings.Cut(rest, ".")
+	wg := scope == "workgroup"
+	ops, err := c.operands(b, op)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range ops {
+		if s.comps != 1 || s.kind == kView {
+			return nil, compileErr(op.Pos, ErrUnsupported, "%s on %s", op.Name, s.typ)
+		}
+	}
+	sg := c.k.tgt.subgroup
+	switch what {
+	case "reduce", "scan":
+		if len(ops) != 1 {
+			return nil, compileErr(op.Pos, ErrInvalid, "%s takes one value", op.Name)
+		}
+		x := ops[0]
+		cb, err := c.combinerFor(op.Pos, op.Param, x.typ)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.result(b, op, 0, wg && what == "reduce")
+		if err != nil {
+			return nil, err
+		}
+		if r.kind != x.kind {
+			return nil, compileErr(op.Pos, ErrInvalid, "%s result type", op.Name)
+		}
+		size, stride := int64(0), int64(1)
+		if a := op.Attr("cluster_size"); a != nil {
+			size = a.Value.Int
+		}
+		if a := op.Attr("cluster_stride"); a != nil && a.Value.Int > 0 {
+			stride = a.Value.Int
+		}
+		excl, rev := false, false
+		if a := op.Attr("mode"); a != nil {
+			excl = a.Value.Str == "exclusive" || a.Value.Text == "exclusive"
+		}
+		if a := op.Attr("direction"); a != nil {
+			rev = a.Value.Str == "reverse" || a.Value.Text == "reverse"
+		}
+		return func(fr *frame) error {
+			if wg && fr.nact != fr.nalive {
+				return newTrap(op, fr.firstActive(), ErrDivergentBarrier, "%s reached by %d of %d work-items", op.Name, fr.nact, fr.nalive)
+			}
+			group := sg
+			if wg {
+				group = fr.L
+			}
+			for g0 := 0; g0 < fr.L; g0 += group {
+				g1 := min(g0+group, fr.L)
+				if what == "reduce" && size > 0 && !wg {
+					clusterReduce(fr, cb, x, r, g0, g1, int(size), int(stride))
+					continue
+				}
+				combineRange(fr, cb, x, r, g0, g1, what == "scan", excl, rev)
+			}
+			return nil
+		}, nil
+	case "shuffle":
+		if wg || len(ops) != 3 {
+			return nil, compileErr(op.Pos, ErrInvalid, "%s takes a value, an offset and a width", op.Name)
+		}
+		x, off, wd := ops[0], ops[1], ops[2]
+		r, err := c.result(b, op, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		var valid *slot
+		if len(op.Results) > 1 {
+			if valid, err = c.newSlot(op.Pos, typeI1, false); err != nil {
+				return nil, err
+			}
+			b.sc.vals[op.Results[1].Name] = valid
+		}
+		mode := op.Param
+		switch mode {
+		case "xor", "up", "down", "index":
+		default:
+			return nil, compileErr(op.Pos, ErrUnsupported, "kernel.subgroup.shuffle<%s>", mode)
+		}
+		return func(fr *frame) error {
+			// Read sources from a snapshot so r may alias nothing of x.
+			get := func(s *slot, l int) int64 {
+				if s.uni {
+					return fr.I[s.idx][0]
+				}
+				return fr.I[s.idx][l]
+			}
+			for l := range fr.L {
+				if !fr.mask[l] {
+					continue
+				}
+				w := get(wd, l)
+				if w <= 0 || w > int64(sg) || w&(w-1) != 0 {
+					return newTrap(op, l, ErrInvalid, "shuffle width %d is not a power of two up to %d", w, sg)
+				}
+				o := get(off, l)
+				seg := int64(l) / w * w
+				var src int64
+				switch mode {
+				case "xor":
+					src = int64(l) ^ o
+				case "up":
+					src = int64(l) - o
+				case "down":
+					src = int64(l) + o
+				case "index":
+					src = seg + o
+				}
+				ok := src >= seg && src < seg+w && src < int64(fr.L) && fr.mask[src]
+				if !ok {
+					src = int64(l)
+				}
+				if r.kind == kFloat {
+					v := fr.F[x.idx]
+					if x.uni {
+						fr.F[r.idx][l] = v[0]
+					} else {
+						fr.scrF[3][l] = v[src]
+					}
+				} else {
+					v := fr.I[x.idx]
+					if x.uni {
+						fr.I[r.idx][l] = v[0]
+					} else {
+						fr.scrI[3][l] = v[src]
+					}
+				}
+				if valid != nil {
+					fr.I[valid.idx][l] = b2i(ok)
+				}
+			}
+			if !x.uni {
+				for l := range fr.L {
+					if fr.mask[l] {
+						if r.kind == kFloat {
+							fr.F[r.idx][l] = fr.scrF[3][l]
+						} else {
+							fr.I[r.idx][l] = fr.scrI[3][l]
+						}
+					}
+				}
+			}
+			return nil
+		}, nil
+	case "broadcast", "broadcast.first":
+		if wg {
+			break
+		}
+		x := ops[0]
+		r, err := c.result(b, op, 0, x.uni)
+		if err != nil {
+			return nil, err
+		}
+		var from *slot
+		if what == "broadcast" {
+			if len(ops) != 2 {
+				return nil, compileErr(op.Pos, ErrInvalid, "%s takes a value and a lane", op.Name)
+			}
+			from = ops[1]
+		}
+		return func(fr *frame) error {
+			if x.uni {
+				fr.copySlot(r, x)
+				return nil
+			}
+			for g0 := 0; g0 < fr.L; g0 += sg {
+				g1 := min(g0+sg, fr.L)
+				src := -1
+				for l := g0; l < g1; l++ {
+					if !fr.mask[l] {
+						continue
+					}
+					if from == nil {
+						src = l
+						break
+					}
+					ln := fr.I[from.idx][0]
+					if !from.uni {
+						ln = fr.I[from.idx][l]
+					}
+					if ln < 0 || ln >= int64(sg) {
+						return newTrap(op, l, ErrOutOfBounds, "broadcast from lane %d of a %d-lane subgroup", ln, sg)
+					}
+					src = g0 + int(ln)
+					break
+				}
+				if src < 0 {
+					continue
+				}
+				if src >= g1 || !fr.mask[src] {
+					src = -1
+				}
+				for l := g0; l < g1; l++ {
+					if !fr.mask[l] {
+						continue
+					}
+					s := src
+					if s < 0 {
+						s = l
+					}
+					if r.kind == kFloat {
+						fr.F[r.idx][l] = fr.F[x.idx][s]
+					} else {
+						fr.I[r.idx][l] = fr.I[x.idx][s]
+					}
+				}
+			}
+			return nil
+		}, nil
+	case "vote.any", "vote.all", "vote.ballot", "vote.count", "active.mask":
+		var p *slot
+		if what != "active.mask" {
+			if len(ops) != 1 {
+				return nil, compileErr(op.Pos, ErrInvalid, "%s takes one predicate", op.Name)
+			}
+			p = ops[0]
+		}
+		r, err := c.result(b, op, 0, wg)
+		if err != nil {
+			return nil, err
+		}
+		if !wg && what == "vote.count" {
+			break
+		}
+		return func(fr *frame) error {
+			if wg && fr.nact != fr.nalive {
+				return newTrap(op, fr.firstActive(), ErrDivergentBarrier, "%s reached by %d of %d work-items", op.Name, fr.nact, fr.nalive)
+			}
+			group := sg
+			if wg {
+				group = fr.L
+			}
+			for g0 := 0; g0 < fr.L; g0 += group {
+				g1 := min(g0+group, fr.L)
+				anyv, allv, count, ballot := false, true, int64(0), int64(0)
+				for l := g0; l < g1; l++ {
+					if !fr.mask[l] {
+						continue
+					}
+					on := true
+					if p != nil {
+						on = fr.I[p.idx][laneIdx(p, l)]&1 != 0
+					}
+					if on {
+						anyv = true
+						count++
+						ballot |= 1 << uint(l-g0)
+					} else {
+						allv = false
+					}
+				}
+				var v int64
+				switch what {
+				case "vote.any":
+					v = b2i(anyv)
+				case "vote.all":
+					v = b2i(allv)
+				case "vote.count":
+					v = count
+				default:
+					v = ballot
+				}
+				if wg {
+					fr.I[r.idx][0] = v
+					continue
+				}
+				for l := g0; l < g1; l++ {
+					fr.I[r.idx][l] = v
+				}
+			}
+			return nil
+		}, nil
+	}
+	return nil, compileErr(op.Pos, ErrUnsupported, "op %s is not supported by the CPU executor", op.Name)
+}
+
+func laneIdx(s *slot, l int) int {
+	if s.uni {
+		return 0
+	}
+	return l
+}
+
+// combineRange reduces or scans x over the active lanes in [g0, g1).
+func combineRange(fr *frame, cb combiner, x, r *slot, g0, g1 int, scan, excl, rev bool) {
+	step, start, end := 1, g0, g1
+	if rev {
+		step, start, end = -1, g1-1, g0-1
+	}
+	accI, accF := cb.idI, cb.idF
+	for l := start; l != end; l += step {
+		if !fr.mask[l] {
+			continue
+		}
+		xi := laneIdx(x, l)
+		if cb.isFloat {
+			prev := accF
+			accF = cb.ff(accF, fr.F[x.idx][xi])
+			if scan {
+				if excl {
+					fr.F[r.idx][l] = prev
+				} else {
+					fr.F[r.idx][l] = accF
+				}
+			}
+		} else {
+			prev := accI
+			accI = cb.fi(accI, fr.I[x.idx][xi])
+			if scan {
+				if excl {
+					fr.I[r.idx][l] = prev
+				} else {
+					fr.I[r.idx][l] = accI
+				}
+			}
+		}
+	}
+	if scan {
+		return
+	}
+	if r.uni {
+		if cb.isFloat {
+			fr.F[r.idx][0] = accF
+		} else {
+			fr.I[r.idx][0] = accI
+		}
+		return
+	}
+	for l := g0; l < g1; l++ {
+		if cb.isFloat {
+			fr.F[r.idx][l] = accF
+		} else {
+			fr.I[r.idx][l] = accI
+		}
+	}
+}
+
+// clusterReduce reduces within clusters of size lanes spaced stride apart.
+func clusterReduce(fr *frame, cb combiner, x, r *slot, g0, g1, size, stride int) {
+	span := size * stride
+	for l := g0; l < g1; l++ {
+		if !fr.mask[l] {
+			continue
+		}
+		rel := l - g0
+		base := g0 + rel/span*span + rel%stride
+		accI, accF := cb.idI, cb.idF
+		for j := 0; j < size; j++ {
+			m := base + j*stride
+			if m >= g1 || !fr.mask[m] {
+				continue
+			}
+			if cb.isFloat {
+				accF = cb.ff(accF, fr.F[x.idx][laneIdx(x, m)])
+			} else {
+				accI = cb.fi(accI, fr.I[x.idx][laneIdx(x, m)])
+			}
+		}
+		if cb.isFloat {
+			fr.scrF[3][l] = accF
+		} else {
+			fr.scrI[3][l] = accI
+		}
+	}
+	for l := g0; l < g1; l++ {
+		if fr.mask[l] {
+			if cb.isFloat {
+				fr.F[r.idx][l] = fr.scrF[3][l]
+			} else {
+				fr.I[r.idx][l] = fr.scrI[3][l]
+			}
+		}
+	}
+}

@@ -1,0 +1,21 @@
+// Package interp is loomgen's CPU executor: it runs Loom kernel bodies on
+// host memory, so the generated bindings work on a machine without a GPU and
+// every kernel can be tested in CI.
+//
+// Compile turns one kernel (looked up by export name among a set of parsed
+// modules) into a compact internal form: every SSA value becomes a register
+// slot, every op a closure that executes over all lanes (work-items) of a
+// workgroup in lockstep, under an active mask for divergent control flow.
+// Values that are provably the same on every lane (constants, config values,
+// workgroup ids, arithmetic on those) live in one-element uniform slots and
+// are computed once. Function calls are inlined and template applications
+// resolved to their provider at Compile; an op outside the supported subset is
+// refused there, with its position, never at run time.
+//
+// Run spreads the workgroups of a launch over a bounded pool of goroutines.
+// Every load, store and atomic is checked against its view's extents and the
+// bound buffer; index arithmetic is emulated at the target's carrier width and
+// an out-of-range value is an error rather than a silent wrap. A failure
+// stops the dispatch and names the kernel, the op position and the workgroup
+// and workitem coordinates.
+package interp

@@ -1,0 +1,243 @@
+package interp
+
+import (
+	"github.com/loomgen/loomgen/loom"
+)
+
+// The engines below run one element-wise op over every element of its
+// result register (all lanes, active or not: inactive lanes compute
+// harmless garbage, which is cheaper than testing the mask). Checks that can
+// fail — overflow, division by zero, shift range — only fail for elements of
+// active lanes.
+
+// check is a failure test on the operands (pre) of an int op.
+type check struct {
+	bad   func(x, y int64) bool
+	class error
+	what  string
+}
+
+// postI fixes up int results: wrap to an n-bit type, or range-check a
+// carrier.
+type postI struct {
+	wrap   int // wrap to this many bits (0: none)
+	lo, hi int64
+	ranged bool
+	class  error
+	what   string
+}
+
+func (c *compiler) postFor(t *loom.Type) postI {
+	switch t.Kind {
+	case loom.TypeIndex:
+		tg := c.k.tgt
+		if tg.indexBits >= 64 {
+			return postI{}
+		}
+		return postI{ranged: true, lo: tg.indexMin, hi: tg.indexMax, class: ErrOverflow, what: "index value"}
+	case loom.TypeOffset:
+		tg := c.k.tgt
+		if tg.offsetBits >= 64 {
+			return postI{}
+		}
+		return postI{ranged: true, lo: 0, hi: 1<<tg.offsetBits - 1, class: ErrOverflow, what: "offset value"}
+	case loom.TypeInt:
+		if t.Bits < 64 {
+			return postI{wrap: t.Bits}
+		}
+	}
+	return postI{}
+}
+
+func (p postI) apply(fr *frame, op *loom.Op, r *slot, R []int64) error {
+	switch {
+	case p.wrap == 1:
+		for i, v := range R {
+			R[i] = v & 1
+		}
+	case p.wrap > 0:
+		s := uint(64 - p.wrap)
+		for i, v := range R {
+			R[i] = v << s >> s
+		}
+	case p.ranged:
+		lo, hi := p.lo, p.hi
+		for i, v := range R {
+			if v < lo || v > hi {
+				if fr.elemActive(r, i) {
+					return newTrap(op, fr.laneOf(r, i), p.class, "%s %d does not fit the %d-bit carrier", p.what, v, bitsFor(hi))
+				}
+				R[i] = 0
+			}
+		}
+	}
+	return nil
+}
+
+func bitsFor(hi int64) int {
+	n := 0
+	for hi > 0 {
+		n++
+		hi >>= 1
+	}
+	if n < 63 {
+		return n + 1
+	}
+	return 64
+}
+
+func width(fr *frame, r *slot) int {
+	if r.uni {
+		return r.comps
+	}
+	return r.comps * fr.L
+}
+
+func preCheck(fr *frame, op *loom.Op, r *slot, A, B []int64, chk *check) error {
+	for i := range A {
+		if chk.bad(A[i], B[i]) && fr.elemActive(r, i) {
+			return newTrap(op, fr.laneOf(r, i), chk.class, "%s (operands %d, %d)", chk.what, A[i], B[i])
+		}
+	}
+	return nil
+}
+
+// binI: r = f(a, b) on int registers.
+func binI(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, pre *check, post postI) instr {
+	return func(fr *frame) error {
+		v := !r.uni
+		n := width(fr, r)
+		A, B, R := fr.ints(a, v, 0)[:n], fr.ints(b, v, 1)[:n], fr.I[r.idx][:n]
+		if pre != nil {
+			if err := preCheck(fr, op, r, A, B, pre); err != nil {
+				return err
+			}
+		}
+		for i := range R {
+			R[i] = f(A[i], B[i])
+		}
+		return post.apply(fr, op, r, R)
+	}
+}
+
+// unI: r = f(a).
+func unI(op *loom.Op, r, a *slot, f func(x int64) int64, post postI) instr {
+	return func(fr *frame) error {
+		n := width(fr, r)
+		A, R := fr.ints(a, !r.uni, 0)[:n], fr.I[r.idx][:n]
+		for i := range R {
+			R[i] = f(A[i])
+		}
+		return post.apply(fr, op, r, R)
+	}
+}
+
+// terI: r = f(a, b, c).
+func terI(op *loom.Op, r, a, b, c *slot, f func(x, y, z int64) int64, post postI) instr {
+	return func(fr *frame) error {
+		v := !r.uni
+		n := width(fr, r)
+		A, B, C, R := fr.ints(a, v, 0)[:n], fr.ints(b, v, 1)[:n], fr.ints(c, v, 2)[:n], fr.I[r.idx][:n]
+		for i := range R {
+			R[i] = f(A[i], B[i], C[i])
+		}
+		return post.apply(fr, op, r, R)
+	}
+}
+
+// cmpI: r (i1) = f(a, b).
+func cmpI(r, a, b *slot, f func(x, y int64) bool) instr {
+	return func(fr *frame) error {
+		v := !r.uni
+		n := width(fr, r)
+		A, B, R := fr.ints(a, v, 0)[:n], fr.ints(b, v, 1)[:n], fr.I[r.idx][:n]
+		for i := range R {
+			if f(A[i], B[i]) {
+				R[i] = 1
+			} else {
+				R[i] = 0
+			}
+		}
+		return nil
+	}
+}
+
+// binF: r = round(f(a, b)).
+func binF(r, a, b *slot, f func(x, y float64) float64, rnd ffmt) instr {
+	return func(fr *frame) error {
+		v := !r.uni
+		n := width(fr, r)
+		A, B, R := fr.floats(a, v, 0)[:n], fr.floats(b, v, 1)[:n], fr.F[r.idx][:n]
+		for i := range R {
+			R[i] = f(A[i], B[i])
+		}
+		rnd.roundAll(R)
+		return nil
+	}
+}
+
+func unF(r, a *slot, f func(x float64) float64, rnd ffmt) instr {
+	return func(fr *frame) error {
+		n := width(fr, r)
+		A, R := fr.floats(a, !r.uni, 0)[:n], fr.F[r.idx][:n]
+		for i := range R {
+			R[i] = f(A[i])
+		}
+		rnd.roundAll(R)
+		return nil
+	}
+}
+
+func terF(r, a, b, c *slot, f func(x, y, z float64) float64, rnd ffmt) instr {
+	return func(fr *frame) error {
+		v := !r.uni
+		n := width(fr, r)
+		A, B, C, R := fr.floats(a, v, 0)[:n], fr.floats(b, v, 1)[:n], fr.floats(c, v, 2)[:n], fr.F[r.idx][:n]
+		for i := range R {
+			R[i] = f(A[i], B[i], C[i])
+		}
+		rnd.roundAll(R)
+		return nil
+	}
+}
+
+func cmpF(r, a, b *slot, f func(x, y float64) bool) instr {
+	return func(fr *frame) error {
+		v := !r.uni
+		n := width(fr, r)
+		A, B, R := fr.floats(a, v, 0)[:n], fr.floats(b, v, 1)[:n], fr.I[r.idx][:n]
+		for i := range R {
+			if f(A[i], B[i]) {
+				R[i] = 1
+			} else {
+				R[i] = 0
+			}
+		}
+		return nil
+	}
+}
+
+// f2i: int r = f(float a); f may report failure with ok=false.
+func f2i(op *loom.Op, r, a *slot, f func(x float64) int64, post postI) instr {
+	return func(fr *frame) error {
+		n := width(fr, r)
+		A, R := fr.floats(a, !r.uni, 0)[:n], fr.I[r.idx][:n]
+		for i := range R {
+			R[i] = f(A[i])
+		}
+		return post.apply(fr, op, r, R)
+	}
+}
+
+// i2f: float r = round(f(int a)).
+func i2f(r, a *slot, f func(x int64) float64, rnd ffmt) instr {
+	return func(fr *frame) error {
+		n := width(fr, r)
+		A, R := fr.ints(a, !r.uni, 0)[:n], fr.F[r.idx][:n]
+		for i := range R {
+			R[i] = f(A[i])
+		}
+		rnd.roundAll(R)
+		return nil
+	}
+}

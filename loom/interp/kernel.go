@@ -1,0 +1,142 @@
+package interp
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Options select the target emulated by the executor, the values of the
+// module's config symbols and the degree of parallelism.
+type Options struct {
+	// Target sets the index carrier width and subgroup size; the zero value
+	// means loom.TargetGPU (index 32 bits, offset 64 bits, subgroup 32).
+	Target loom.Target
+	// Config holds config values by symbol without '@'; a config.def in the
+	// modules supplies the value of a symbol missing here.
+	Config map[string]loom.Const
+	// Workers bounds the number of workgroups run in parallel; 0 means
+	// GOMAXPROCS.
+	Workers int
+}
+
+// Arg is one launch argument.
+type Arg struct {
+	// Buffer holds the bound bytes of a buffer or view parameter; every
+	// access is checked against it.
+	Buffer []byte
+	// Bits holds a scalar parameter's value at its carrier width,
+	// zero-extended: math.Float32bits for f32, uint64(uint32(int32(v))) for
+	// a 32-bit index, raw bits for f16, 0 or 1 for i1.
+	Bits uint64
+}
+
+// Launch is the geometry of one dispatch.
+type Launch struct {
+	Workgroups, WorkgroupSize [3]int
+}
+
+// Kernel is a compiled kernel, ready to run any number of times, also
+// concurrently.
+type Kernel struct {
+	export  string
+	kernel  *loom.Kernel
+	tgt     target
+	workers int
+
+	params []*slot // launch parameters in signature order
+	// pdims are the dimension registers of view parameters (nil entries
+	// for static dims and for non-view parameters).
+	pdims       [][]*slot
+	inits       []constInit
+	code   []instr
+	slots  []*slot
+	nI     int
+	nF     int
+	nV     int
+	// maxComps is the widest vector register, sizing broadcast scratch.
+	maxComps int
+	maxDepth int
+	allocas  []*allocaSite
+	// staticWG is the workgroup storage known at Compile.
+	staticWG int
+
+	frames framePool
+}
+
+// target is the emulated target after defaults.
+type target struct {
+	indexBits, offsetBits, subgroup int
+	indexMin, indexMax                int64
+	indexSize, offsetSize             int
+}
+
+func makeTarget(t loom.Target) target {
+	if t.IndexBits == 0 && t.OffsetBits == 0 && t.SubgroupSize == 0 {
+		t = loom.TargetGPU
+	}
+	if t.IndexBits == 0 {
+		t.IndexBits = 64
+	}
+	if t.OffsetBits == 0 {
+		t.OffsetBits = 64
+	}
+	if t.SubgroupSize == 0 {
+		t.SubgroupSize = 32
+	}
+	g := target{indexBits: t.IndexBits, offsetBits: t.OffsetBits, subgroup: t.SubgroupSize}
+	if g.indexBits >= 64 {
+		g.indexMin, g.indexMax = -1<<63, 1<<63-1
+	} else {
+		g.indexMin, g.indexMax = -1<<(g.indexBits-1), 1<<(g.indexBits-1)-1
+	}
+	g.indexSize, g.offsetSize = g.indexBits/8, g.offsetBits/8
+	return g
+}
+
+// Export returns the kernel's export name.
+func (k *Kernel) Export() string { return k.export }
+
+// WorkgroupStorageBytes is the workgroup-local memory the kernel's
+// buffer.alloca<workgroup> sites need whose sizes are known at Compile.
+func (k *Kernel) WorkgroupStorageBytes() int { return k.staticWG }
+
+// Compile prepares the kernel exported as export (looked up among mods,
+// whose funcs and templates are all visible) for execution. Unsupported ops
+// are refused here with their position.
+func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) {
+	var kd *loom.Kernel
+	for _, m := range mods {
+		if m == nil {
+			continue
+		}
+		for _, k := range m.Kernels {
+			if k.Export == export && !k.Decl {
+				if kd != nil {
+					return nil, compileErr(k.Op.Pos, ErrInvalid, "kernel %q is also defined at %s", export, kd.Op.Pos)
+				}
+				kd = k
+			}
+		}
+	}
+	if kd == nil {
+		return nil, fmt.Errorf("no kernel.def exports %q: %w", export, ErrNotFound)
+	}
+	if kd.Body == nil {
+		return nil, compileErr(kd.Op.Pos, ErrInvalid, "kernel %q has no body", export)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	k := &Kernel{export: export, kernel: kd, tgt: makeTarget(opts.Target), workers: workers}
+	c, err := newCompiler(k, mods, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.compileKernel(kd); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", export, err)
+	}
+	return k, nil
+}

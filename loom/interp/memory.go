@@ -1,0 +1,653 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// allocaSite is one buffer.alloca<workgroup> op.
+type allocaSite struct {
+	op *loom.Op
+}
+
+// dimSlots resolves the dynamic dimensions of a shaped type to registers
+// (nil entries for static dims).
+func (c *compiler) dimSlots(b *block, t *loom.Type) ([]*slot, error) {
+	out := make([]*slot, len(t.Dims))
+	for i, d := range t.Dims {
+		if d.Value != nil {
+			s, err := c.operand(b, d.Value, nil)
+			if err != nil {
+				return nil, err
+			}
+			if s.kind != kInt || s.comps != 1 {
+				return nil, compileErr(d.Value.Pos, ErrInvalid, "dimension %%%s is not an index", d.Value.Name)
+			}
+			out[i] = s
+		}
+	}
+	return out, nil
+}
+
+// dimsAt evaluates a type's dims for lane l.
+func (fr *frame) dimsAt(t *loom.Type, ds []*slot, l int, out []int64) []int64 {
+	out = out[:0]
+	for i, d := range t.Dims {
+		if ds[i] == nil {
+			out = append(out, d.Size)
+			continue
+		}
+		r := fr.I[ds[i].idx]
+		if ds[i].uni {
+			out = append(out, r[0])
+		} else {
+			out = append(out, r[l])
+		}
+	}
+	return out
+}
+
+func viewResultType(op *loom.Op) (*loom.Type, error) {
+	var t *loom.Type
+	if len(op.ResultTypes) > 0 {
+		t = op.ResultTypes[0]
+	} else if len(op.Results) > 0 {
+		t = op.Results[0].Type
+	}
+	if t == nil || t.Kind != loom.TypeView {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s must produce a view type", op.Name)
+	}
+	return t, nil
+}
+
+func (c *compiler) memoryOp(b *block, op *loom.Op, name string) (instr, error) {
+	switch name {
+	case "buffer.view":
+		return c.bufferView(b, op)
+	case "buffer.alloca":
+		return c.alloca(b, op)
+	case "buffer.length":
+		if err := arity(op, 1); err != nil {
+			return nil, err
+		}
+		src, err := c.operand(b, op.Operands[0], nil)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.result(b, op, 0, src.uni)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr *frame) error {
+			vs, out := fr.V[src.idx], fr.I[r.idx]
+			for i := range out {
+				v := &vs[i]
+				out[i] = v.lim - v.base
+				if v.mem == nil || out[i] < 0 {
+					out[i] = 0
+				}
+			}
+			return nil
+		}, nil
+	case "buffer.assume.noalias", "buffer.assume.alignment", "buffer.assume.memory_space", "buffer.assume.same_root":
+		ops, err := c.operands(b, op)
+		if err != nil {
+			return nil, err
+		}
+		for i := range op.Results {
+			if i < len(ops) {
+				b.sc.vals[op.Results[i].Name] = ops[i]
+			}
+		}
+		return nil, nil
+	case "view.subview":
+		return c.subview(b, op)
+	case "view.refine":
+		return c.refine(b, op)
+	case "view.load", "view.store", "view.atomic.load", "view.atomic.store":
+		return c.loadStore(b, op, name)
+	case "view.atomic.rmw", "view.atomic.reduce", "view.atomic.cmpxchg":
+		return c.atomic(b, op, name)
+	case "view.prefetch":
+		return nil, nil
+	}
+	return nil, compileErr(op.Pos, ErrUnsupported, "op %s is not supported by the CPU executor", name)
+}
+
+func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 2); err != nil {
+		return nil, err
+	}
+	ops, err := c.operands(b, op)
+	if err != nil {
+		return nil, err
+	}
+	buf, off := ops[0], ops[1]
+	t, err := viewResultType(op)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := c.dimSlots(b, t)
+	if err != nil {
+		return nil, err
+	}
+	uni := buf.uni && off.uni
+	for _, d := range ds {
+		if d != nil && !d.uni {
+			uni = false
+		}
+	}
+	r, err := c.result(b, op, 0, uni)
+	if err != nil {
+		return nil, err
+	}
+	return func(fr *frame) error {
+		var dims [maxRank]int64
+		out := fr.V[r.idx]
+		bv, ov := fr.V[buf.idx], fr.I[off.idx]
+		for l := range out {
+			if !uni && !fr.mask[l] {
+				continue
+			}
+			src := &bv[0]
+			if !buf.uni {
+				src = &bv[l]
+			}
+			o := ov[0]
+			if !off.uni {
+				o = ov[l]
+			}
+			d := fr.dimsAt(t, ds, l, dims[:0])
+			for k, n := range d {
+				if n < 0 {
+					return newTrap(op, laneOr(uni, l), ErrOutOfBounds, "dimension %d of the view is negative (%d)", k, n)
+				}
+			}
+			v := view{mem: src.mem, base: src.base + o, lim: src.lim, root: src.root}
+			v.setDense(d)
+			out[l] = v
+		}
+		return nil
+	}, nil
+}
+
+func laneOr(uni bool, l int) int {
+	if uni {
+		return -1
+	}
+	return l
+}
+
+func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
+	// align(N) may be listed as a literal operand before the size.
+	if len(op.Operands) == 0 {
+		return nil, compileErr(op.Pos, ErrInvalid, "buffer.alloca needs a size")
+	}
+	size, err := c.operand(b, op.Operands[len(op.Operands)-1], nil)
+	if err != nil {
+		return nil, err
+	}
+	switch op.Param {
+	case "workgroup":
+		if !size.uni {
+			return nil, compileErr(op.Pos, ErrUnsupported, "buffer.alloca<workgroup> with a size that differs between work-items")
+		}
+		site := len(c.k.allocas)
+		c.k.allocas = append(c.k.allocas, &allocaSite{op: op})
+		if size.cst {
+			align := int64(1)
+			if a := op.Attr("align"); a != nil && a.Value.Int > 0 {
+				align = a.Value.Int
+			}
+			c.k.staticWG = int((int64(c.k.staticWG)+align-1)/align*align + size.ci)
+		}
+		r, err := c.result(b, op, 0, true)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr *frame) error {
+			n := fr.I[size.idx][0]
+			if n < 0 || n > 1<<30 {
+				return newTrap(op, -1, ErrOutOfBounds, "workgroup allocation of %d bytes", n)
+			}
+			m := fr.wgMem[site]
+			if int64(cap(m)) < n {
+				m = make([]byte, n)
+				fr.wgMem[site] = m
+			}
+			m = m[:n]
+			clear(m)
+			fr.V[r.idx][0] = view{mem: m, lim: n, root: rootWorkgroup}
+			return nil
+		}, nil
+	case "private":
+		r, err := c.result(b, op, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr *frame) error {
+			out := fr.V[r.idx]
+			sz := fr.I[size.idx]
+			for l := range out {
+				if !fr.mask[l] {
+					continue
+				}
+				n := sz[0]
+				if !size.uni {
+					n = sz[l]
+				}
+				if n < 0 || n > 1<<24 {
+					return newTrap(op, l, ErrOutOfBounds, "private allocation of %d bytes", n)
+				}
+				m := make([]byte, n)
+				out[l] = view{mem: m, lim: n, root: rootPrivate}
+			}
+			return nil
+		}, nil
+	}
+	return nil, compileErr(op.Pos, ErrUnsupported, "buffer.alloca<%s>", op.Param)
+}
+
+func (c *compiler) subview(b *block, op *loom.Op) (instr, error) {
+	if len(op.Operands) < 1 {
+		return nil, compileErr(op.Pos, ErrInvalid, "view.subview needs a view")
+	}
+	src, err := c.operand(b, op.Operands[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	if src.typ.Kind != loom.TypeView {
+		return nil, compileErr(op.Pos, ErrInvalid, "view.subview of %s", src.typ)
+	}
+	prank := len(src.typ.Dims)
+	offs := make([]*slot, len(op.Operands)-1)
+	if len(offs) != prank {
+		return nil, compileErr(op.Pos, ErrInvalid, "view.subview of a rank-%d view takes %d offsets, has %d", prank, prank, len(offs))
+	}
+	uni := src.uni
+	for i, o := range op.Operands[1:] {
+		if offs[i], err = c.operand(b, o, typeIndex); err != nil {
+			return nil, err
+		}
+		uni = uni && offs[i].uni
+	}
+	t, err := viewResultType(op)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Dims) > prank {
+		return nil, compileErr(op.Pos, ErrUnsupported, "view.subview to a higher rank")
+	}
+	ds, err := c.dimSlots(b, t)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		if d != nil && !d.uni {
+			uni = false
+		}
+	}
+	r, err := c.result(b, op, 0, uni)
+	if err != nil {
+		return nil, err
+	}
+	esize, err := c.elemSize(op.Pos, src.typ.Elem)
+	if err != nil {
+		return nil, err
+	}
+	drop := prank - len(t.Dims)
+	return func(fr *frame) error {
+		var dims [maxRank]int64
+		var ix [maxRank]int64
+		out := fr.V[r.idx]
+		sv := fr.V[src.idx]
+		for l := range out {
+			if !uni && !fr.mask[l] {
+				continue
+			}
+			p := &sv[0]
+			if !src.uni {
+				p = &sv[l]
+			}
+			d := fr.dimsAt(t, ds, l, dims[:0])
+			base := p.base
+			for k := 0; k < prank; k++ {
+				ov := fr.I[offs[k].idx]
+				o := ov[0]
+				if !offs[k].uni {
+					o = ov[l]
+				}
+				ix[k] = o
+				ext := int64(1)
+				if k >= drop {
+					ext = d[k-drop]
+				}
+				if o < 0 || ext < 0 || o+ext > p.dims[k] {
+					return newTrap(op, laneOr(uni, l), ErrOutOfBounds, "subview offset %d with size %d exceeds axis %d of size %d", o, ext, k, p.dims[k])
+				}
+				base += o * p.strides[k] * int64(esize)
+			}
+			v := view{mem: p.mem, base: base, lim: p.lim, root: p.root, rank: int32(len(d))}
+			for k := range d {
+				v.dims[k] = d[k]
+				v.strides[k] = p.strides[k+drop]
+			}
+			out[l] = v
+		}
+		return nil
+	}, nil
+}
+
+func (c *compiler) elemSize(pos loom.Pos, t *loom.Type) (int, error) {
+	cd, err := c.codecFor(pos, t)
+	if err != nil {
+		return 0, err
+	}
+	return cd.size, nil
+}
+
+func (c *compiler) refine(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 1); err != nil {
+		return nil, err
+	}
+	src, err := c.operand(b, op.Operands[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	t, err := viewResultType(op)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := c.dimSlots(b, t)
+	if err != nil {
+		return nil, err
+	}
+	uni := src.uni
+	for _, d := range ds {
+		if d != nil && !d.uni {
+			uni = false
+		}
+	}
+	r, err := c.result(b, op, 0, uni)
+	if err != nil {
+		return nil, err
+	}
+	sameRank := src.typ.Kind == loom.TypeView && len(src.typ.Dims) == len(t.Dims)
+	return func(fr *frame) error {
+		var dims [maxRank]int64
+		out := fr.V[r.idx]
+		sv := fr.V[src.idx]
+		for l := range out {
+			if !uni && !fr.mask[l] {
+				continue
+			}
+			p := sv[0]
+			if !src.uni {
+				p = sv[l]
+			}
+			d := fr.dimsAt(t, ds, l, dims[:0])
+			if sameRank {
+				for k := range d {
+					if d[k] > p.dims[k] || d[k] < 0 {
+						return newTrap(op, laneOr(uni, l), ErrOutOfBounds, "refined axis %d of size %d exceeds the view's %d", k, d[k], p.dims[k])
+					}
+					p.dims[k] = d[k]
+				}
+			} else {
+				p.setDense(d)
+			}
+			out[l] = p
+		}
+		return nil
+	}, nil
+}
+
+// access is a compiled memory access: the view register, the index
+// registers and the element codec.
+type access struct {
+	op  *loom.Op
+	v   *slot
+	idx []*slot
+	cd  codec
+}
+
+func (c *compiler) access(b *block, op *loom.Op, viewAt int, vt *loom.Type) (*access, error) {
+	if len(op.Operands) <= viewAt {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s needs a view operand", op.Name)
+	}
+	v, err := c.operand(b, op.Operands[viewAt], nil)
+	if err != nil {
+		return nil, err
+	}
+	if v.kind != kView || v.typ.Kind != loom.TypeView {
+		return nil, compileErr(op.Operands[viewAt].Pos, ErrInvalid, "%s: %%%s is not a view", op.Name, op.Operands[viewAt].Name)
+	}
+	rank := len(v.typ.Dims)
+	if len(op.Operands) < viewAt+1+rank {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s of a rank-%d view needs %d indices", op.Name, rank, rank)
+	}
+	a := &access{op: op, v: v}
+	for _, o := range op.Operands[viewAt+1 : viewAt+1+rank] {
+		s, err := c.operand(b, o, typeIndex)
+		if err != nil {
+			return nil, err
+		}
+		a.idx = append(a.idx, s)
+	}
+	if a.cd, err = c.codecFor(op.Pos, v.typ.Elem); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *access) uni() bool { return a.v.uni && allUni(a.idx...) }
+
+// at computes the byte offset of lane l's element (with extra added to the
+// trailing axes), checking bounds.
+func (a *access) at(fr *frame, l int, extra []int64) (*view, int64, error) {
+	var ix [maxRank]int64
+	vv := fr.V[a.v.idx]
+	v := &vv[0]
+	if !a.v.uni {
+		v = &vv[l]
+	}
+	n := len(a.idx)
+	for k, s := range a.idx {
+		r := fr.I[s.idx]
+		if s.uni {
+			ix[k] = r[0]
+		} else {
+			ix[k] = r[l]
+		}
+	}
+	for j, e := range extra {
+		ix[n-len(extra)+j] += e
+	}
+	off, axis, ok := v.offsetOf(ix[:n], a.cd.size)
+	if !ok {
+		if v.mem == nil && axis < 0 {
+			return nil, 0, newTrap(a.op, l, ErrOutOfBounds, "access through a null buffer")
+		}
+		return nil, 0, newTrap(a.op, l, ErrOutOfBounds, "%s", fr.boundsMsg(v, ix[:n], axis, off, a.cd.size))
+	}
+	return v, off, nil
+}
+
+func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) {
+	store := name == "view.store" || name == "view.atomic.store"
+	atomic := name == "view.atomic.load" || name == "view.atomic.store"
+	viewAt := 0
+	if store {
+		viewAt = 1
+	}
+	a, err := c.access(b, op, viewAt, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !store {
+		r, err := c.result(b, op, 0, a.uni() && !atomic)
+		if err != nil {
+			return nil, err
+		}
+		if (r.kind == kFloat) != a.cd.isFloat || r.comps != 1 {
+			return nil, compileErr(op.Pos, ErrInvalid, "%s: result type %s does not match the view element %s", name, r.typ, a.v.typ.Elem)
+		}
+		if fast := fastLoad(a, r); fast != nil && !atomic {
+			return fast, nil
+		}
+		return func(fr *frame) error {
+			for l := range fr.L {
+				if !fr.mask[l] {
+					continue
+				}
+				v, off, err := a.at(fr, l, nil)
+				if err != nil {
+					return err
+				}
+				dst := l
+				if r.uni {
+					dst = 0
+				}
+				if atomic {
+					mu := stripeFor(v.mem, off)
+					mu.Lock()
+				}
+				if a.cd.isFloat {
+					fr.F[r.idx][dst] = a.cd.loadF(v.mem[off:])
+				} else {
+					fr.I[r.idx][dst] = a.cd.loadI(v.mem[off:])
+				}
+				if atomic {
+					stripeFor(v.mem, off).Unlock()
+				}
+				if r.uni {
+					return nil
+				}
+			}
+			return nil
+		}, nil
+	}
+	x, err := c.operand(b, op.Operands[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	if (x.kind == kFloat) != a.cd.isFloat || x.comps != 1 {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s: value type %s does not match the view element %s", name, x.typ, a.v.typ.Elem)
+	}
+	if fast := fastStore(a, x); fast != nil && !atomic {
+		return fast, nil
+	}
+	once := a.uni() && x.uni && !atomic
+	return func(fr *frame) error {
+		for l := range fr.L {
+			if !fr.mask[l] {
+				continue
+			}
+			v, off, err := a.at(fr, l, nil)
+			if err != nil {
+				return err
+			}
+			src := l
+			if x.uni {
+				src = 0
+			}
+			if atomic {
+				stripeFor(v.mem, off).Lock()
+			}
+			if a.cd.isFloat {
+				a.cd.storeF(v.mem[off:], fr.F[x.idx][src])
+			} else {
+				a.cd.storeI(v.mem[off:], fr.I[x.idx][src])
+			}
+			if atomic {
+				stripeFor(v.mem, off).Unlock()
+			}
+			if once {
+				return nil
+			}
+		}
+		return nil
+	}, nil
+}
+
+// fastLoad handles the common case: a uniform rank-1 view of f32 read at a
+// varying index.
+func fastLoad(a *access, r *slot) instr {
+	if !a.v.uni || len(a.idx) != 1 || a.idx[0].uni || !a.cd.isFloat || a.cd.size != 4 || a.v.typ.Elem.Name != "f32" {
+		return nil
+	}
+	slow := func(fr *frame) error {
+		for l := range fr.L {
+			if fr.mask[l] {
+				if _, _, err := a.at(fr, l, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return func(fr *frame) error {
+		v := &fr.V[a.v.idx][0]
+		if !v.fits(4) {
+			if err := slow(fr); err != nil {
+				return err
+			}
+		}
+		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
+		ix := fr.I[a.idx[0].idx]
+		out := fr.F[r.idx]
+		full := fr.full()
+		for l, i := range ix[:fr.L] {
+			if !full && !fr.mask[l] {
+				continue
+			}
+			if uint64(i) >= uint64(dim) {
+				return slow(fr)
+			}
+			off := base + i*st
+			out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
+		}
+		return nil
+	}
+}
+
+// fastStore is fastLoad's counterpart for stores.
+func fastStore(a *access, x *slot) instr {
+	if !a.v.uni || len(a.idx) != 1 || a.idx[0].uni || x.uni || !a.cd.isFloat || a.cd.size != 4 || a.v.typ.Elem.Name != "f32" {
+		return nil
+	}
+	slow := func(fr *frame) error {
+		for l := range fr.L {
+			if fr.mask[l] {
+				if _, _, err := a.at(fr, l, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return func(fr *frame) error {
+		v := &fr.V[a.v.idx][0]
+		if !v.fits(4) {
+			if err := slow(fr); err != nil {
+				return err
+			}
+		}
+		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
+		ix := fr.I[a.idx[0].idx]
+		in := fr.F[x.idx]
+		full := fr.full()
+		for l, i := range ix[:fr.L] {
+			if !full && !fr.mask[l] {
+				continue
+			}
+			if uint64(i) >= uint64(dim) {
+				return slow(fr)
+			}
+			off := base + i*st
+			le.PutUint32(mem[off:off+4], math.Float32bits(float32(in[l])))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,327 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// runState is what one Run shares between its workers.
+type runState struct {
+	launch Launch
+	args   []Arg
+	// lid holds each lane's work-item id per axis.
+	lid [3][]int64
+	// params are the launch parameters' values, in register form.
+	paramI map[int]int64
+	paramF map[int]float64
+	paramV map[int]view
+}
+
+// framePool reuses frames between Runs with the same workgroup size.
+type framePool struct {
+	mu   sync.Mutex
+	free []*frame
+}
+
+func (p *framePool) get(k *Kernel, L int) *frame {
+	p.mu.Lock()
+	for i, f := range p.free {
+		if f.L == L {
+			p.free = append(p.free[:i], p.free[i+1:]...)
+			p.mu.Unlock()
+			return f
+		}
+	}
+	p.mu.Unlock()
+	return k.newFrame(L)
+}
+
+func (p *framePool) put(f *frame) {
+	f.r = nil
+	p.mu.Lock()
+	if len(p.free) < 64 {
+		p.free = append(p.free, f)
+	}
+	p.mu.Unlock()
+}
+
+func (k *Kernel) newFrame(L int) *frame {
+	fr := &frame{k: k, L: L}
+	fr.I = make([][]int64, k.nI)
+	fr.F = make([][]float64, k.nF)
+	fr.V = make([][]view, k.nV)
+	for _, s := range k.slots {
+		w := s.comps
+		if !s.uni {
+			w *= L
+		}
+		switch s.kind {
+		case kInt:
+			if len(fr.I[s.idx]) < w {
+				fr.I[s.idx] = make([]int64, w)
+			}
+		case kFloat:
+			if len(fr.F[s.idx]) < w {
+				fr.F[s.idx] = make([]float64, w)
+			}
+		case kView:
+			if len(fr.V[s.idx]) < w {
+				fr.V[s.idx] = make([]view, w)
+			}
+		}
+	}
+	for _, s := range k.slots {
+		if s.cst {
+			r := fr.I[s.idx]
+			for i := range r {
+				r[i] = s.ci
+			}
+		}
+	}
+	for _, ci := range k.inits {
+		if ci.s.kind == kInt {
+			r := fr.I[ci.s.idx]
+			for i := range r {
+				r[i] = ci.i
+			}
+		} else {
+			r := fr.F[ci.s.idx]
+			for i := range r {
+				r[i] = ci.f
+			}
+		}
+	}
+	nm := k.maxDepth + 3
+	fr.masks = make([][]bool, nm)
+	fr.steps = make([][]int64, nm)
+	for i := range fr.masks {
+		fr.masks[i] = make([]bool, L)
+		fr.steps[i] = make([]int64, L)
+	}
+	fr.alive = make([]bool, L)
+	fr.top = make([]bool, L)
+	fr.all = make([]bool, L)
+	for l := range fr.all {
+		fr.all[l] = true
+	}
+	mc := max(k.maxComps, 1)
+	for i := range fr.scrI {
+		fr.scrI[i] = make([]int64, mc*L)
+		fr.scrF[i] = make([]float64, mc*L)
+	}
+	fr.wgMem = make([][]byte, len(k.allocas))
+	return fr
+}
+
+// Run executes one dispatch. args follow the launch signature. Workgroups
+// run in parallel on up to Options.Workers goroutines; the first failure
+// stops the dispatch and is returned.
+func (k *Kernel) Run(l Launch, args []Arg) error {
+	L := 1
+	for ax := 0; ax < 3; ax++ {
+		if l.WorkgroupSize[ax] <= 0 || l.Workgroups[ax] < 0 {
+			return fmt.Errorf("kernel %s: launch %v: workgroup sizes must be positive and counts non-negative: %w", k.export, l, ErrArgs)
+		}
+		L *= l.WorkgroupSize[ax]
+	}
+	if L > 1<<16 {
+		return fmt.Errorf("kernel %s: workgroup of %d work-items is too large: %w", k.export, L, ErrArgs)
+	}
+	total := l.Workgroups[0] * l.Workgroups[1] * l.Workgroups[2]
+	if total == 0 {
+		return nil
+	}
+	if len(args) != len(k.params) {
+		return fmt.Errorf("kernel %s: %d arguments for %d launch parameters: %w", k.export, len(args), len(k.params), ErrArgs)
+	}
+	for ax := 0; ax < 3; ax++ {
+		if int64(l.Workgroups[ax])*int64(l.WorkgroupSize[ax]) > k.tgt.indexMax+1 {
+			return fmt.Errorf("kernel %s: %d work-items along axis %d exceed the %d-bit index carrier: %w", k.export, l.Workgroups[ax]*l.WorkgroupSize[ax], ax, k.tgt.indexBits, ErrOverflow)
+		}
+	}
+	rs := &runState{launch: l, args: args}
+	for ax := 0; ax < 3; ax++ {
+		rs.lid[ax] = make([]int64, L)
+	}
+	sx, sy := l.WorkgroupSize[0], l.WorkgroupSize[1]
+	for i := 0; i < L; i++ {
+		rs.lid[0][i] = int64(i % sx)
+		rs.lid[1][i] = int64(i / sx % sy)
+		rs.lid[2][i] = int64(i / (sx * sy))
+	}
+	if err := k.bindParams(rs); err != nil {
+		return err
+	}
+	workers := min(k.workers, total)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var firstErr error
+	var errMu sync.Mutex
+	fail := func(err error) {
+		errMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		errMu.Unlock()
+		failed.Store(true)
+	}
+	work := func() {
+		fr := k.frames.get(k, L)
+		fr.r = rs
+		if err := k.loadParams(fr); err != nil {
+			fail(err)
+			return
+		}
+		defer k.frames.put(fr)
+		for !failed.Load() {
+			g := int(next.Add(1) - 1)
+			if g >= total {
+				return
+			}
+			if err := k.runGroup(fr, g); err != nil {
+				fail(err)
+				return
+			}
+		}
+	}
+	if workers <= 1 {
+		work()
+		return firstErr
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(work)
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// runGroup runs workgroup g (linear index) on fr.
+func (k *Kernel) runGroup(fr *frame, g int) (err error) {
+	l := fr.r.launch
+	fr.wgLin = g
+	fr.wg[0] = int64(g % l.Workgroups[0])
+	fr.wg[1] = int64(g / l.Workgroups[0] % l.Workgroups[1])
+	fr.wg[2] = int64(g / (l.Workgroups[0] * l.Workgroups[1]))
+	for i := range fr.top {
+		fr.top[i] = true
+		fr.alive[i] = true
+	}
+	fr.nalive = fr.L
+	fr.setMask(fr.top)
+	defer func() {
+		if p := recover(); p != nil {
+			err = &RunError{Kernel: k.export, Pos: k.kernel.Op.Pos, Op: "kernel", Workgroup: fr.wgCoords(),
+				Msg: fmt.Sprintf("executor fault: %v\n%s", p, debug.Stack()), Class: ErrInternal}
+		}
+	}()
+	e := runCode(fr, k.code)
+	if e == nil || e == errAllExited {
+		return nil
+	}
+	var t *trap
+	if errors.As(e, &t) {
+		re := &RunError{Kernel: k.export, Pos: t.op.Pos, Op: t.op.Name, Workgroup: fr.wgCoords(), Msg: t.msg, Class: t.class}
+		if t.lane >= 0 && t.lane < fr.L {
+			re.HasItem = true
+			for ax := 0; ax < 3; ax++ {
+				re.Workitem[ax] = int(fr.r.lid[ax][t.lane])
+			}
+		}
+		return re
+	}
+	return e
+}
+
+func (fr *frame) wgCoords() [3]int {
+	return [3]int{int(fr.wg[0]), int(fr.wg[1]), int(fr.wg[2])}
+}
+
+// bindParams decodes the scalar arguments and checks buffers against the
+// launch signature.
+func (k *Kernel) bindParams(rs *runState) error {
+	rs.paramI, rs.paramF, rs.paramV = map[int]int64{}, map[int]float64{}, map[int]view{}
+	for i, s := range k.params {
+		a := rs.args[i]
+		name := "%" + k.kernel.Launch[i].Name
+		switch s.kind {
+		case kInt:
+			if a.Buffer != nil {
+				return fmt.Errorf("kernel %s: argument %d (%s: %s) is a scalar, got a buffer: %w", k.export, i, name, s.typ, ErrArgs)
+			}
+			nb := typeBits(&compiler{k: k}, s.typ)
+			if nb < 64 && a.Bits>>uint(nb) != 0 {
+				return fmt.Errorf("kernel %s: argument %d (%s: %s) has bits 0x%x beyond its %d-bit carrier: %w", k.export, i, name, s.typ, a.Bits, nb, ErrArgs)
+			}
+			v := int64(a.Bits)
+			if s.typ.Kind != loom.TypeOffset {
+				v = wrapBits(v, nb)
+			}
+			rs.paramI[i] = v
+		case kFloat:
+			if a.Buffer != nil {
+				return fmt.Errorf("kernel %s: argument %d (%s: %s) is a scalar, got a buffer: %w", k.export, i, name, s.typ, ErrArgs)
+			}
+			f, _ := floatFormat(loom.Pos{}, s.typ)
+			if s.typ.Bits < 64 && a.Bits>>uint(s.typ.Bits) != 0 {
+				return fmt.Errorf("kernel %s: argument %d (%s: %s) has bits 0x%x beyond its %d-bit carrier: %w", k.export, i, name, s.typ, a.Bits, s.typ.Bits, ErrArgs)
+			}
+			rs.paramF[i] = f.fromBits(a.Bits)
+		case kView:
+			rs.paramV[i] = view{mem: a.Buffer, lim: int64(len(a.Buffer)), root: int32(i)}
+		}
+	}
+	// View parameters take their shape from the type, whose dynamic dims
+	// name scalar parameters.
+	for i, ds := range k.pdims {
+		if ds == nil && (k.params[i].typ.Kind != loom.TypeView) {
+			continue
+		}
+		t := k.params[i].typ
+		v := rs.paramV[i]
+		dims := make([]int64, len(t.Dims))
+		for d, dim := range t.Dims {
+			dims[d] = dim.Size
+			if ds != nil && ds[d] != nil {
+				found := false
+				for j, p := range k.params {
+					if p == ds[d] {
+						dims[d], found = rs.paramI[j], true
+					}
+				}
+				if !found {
+					return fmt.Errorf("kernel %s: %s: dimension of view parameter %%%s must name a launch parameter: %w", k.export, t.Pos, k.kernel.Launch[i].Name, ErrUnsupported)
+				}
+			}
+			if dims[d] < 0 {
+				return fmt.Errorf("kernel %s: view parameter %%%s has negative dimension %d: %w", k.export, k.kernel.Launch[i].Name, dims[d], ErrArgs)
+			}
+		}
+		v.setDense(dims)
+		rs.paramV[i] = v
+	}
+	return nil
+}
+
+// loadParams writes the decoded parameters into a frame's registers.
+func (k *Kernel) loadParams(fr *frame) error {
+	for i, s := range k.params {
+		switch s.kind {
+		case kInt:
+			fr.I[s.idx][0] = fr.r.paramI[i]
+		case kFloat:
+			fr.F[s.idx][0] = fr.r.paramF[i]
+		case kView:
+			fr.V[s.idx][0] = fr.r.paramV[i]
+		}
+	}
+	return nil
+}
+
+var _ = math.MaxInt

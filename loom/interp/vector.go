@@ -1,0 +1,642 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// vectorOp compiles vector.*: construction, rearrangement, reductions and
+// memory transfers are scalarized per component; everything else is the
+// lane-wise form of a scalar op.
+func (c *compiler) vectorOp(b *block, op *loom.Op, rest string) (instr, error) {
+	switch rest {
+	case "constant", "poison", "empty":
+		if rest == "constant" {
+			return c.arith(b, op, rest)
+		}
+		return c.arith(b, op, "poison")
+	case "splat", "broadcast":
+		return c.vecBroadcast(b, op)
+	case "from_elements":
+		return c.vecFromElements(b, op)
+	case "iota":
+		return c.vecIota(b, op)
+	case "mask.range":
+		return c.vecMaskRange(b, op)
+	case "extract":
+		return c.vecExtractInsert(b, op, false)
+	case "insert":
+		return c.vecExtractInsert(b, op, true)
+	case "slice":
+		return c.vecSlice(b, op)
+	case "select":
+		if err := arity(op, 3); err != nil {
+			return nil, err
+		}
+		ops, err := c.operands(b, op)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.result(b, op, 0, allUni(ops...))
+		if err != nil {
+			return nil, err
+		}
+		if r.kind != ops[1].kind || ops[1].kind != ops[2].kind || r.kind == kView {
+			return nil, compileErr(op.Pos, ErrInvalid, "vector.select operands of different kinds")
+		}
+		return selectInstr(ops[0], ops[1], ops[2], r), nil
+	case "reduce":
+		return c.vecReduce(b, op)
+	case "dotf":
+		return c.vecDot(b, op)
+	case "load", "load.mask", "store", "store.mask":
+		return c.vecMemory(b, op, rest)
+	}
+	return c.arith(b, op, rest)
+}
+
+func shapeOf(t *loom.Type) []int64 {
+	if t == nil || t.Kind != loom.TypeVector {
+		return nil
+	}
+	out := make([]int64, len(t.Dims))
+	for i, d := range t.Dims {
+		out[i] = d.Size
+	}
+	return out
+}
+
+// vecType returns the vector result type of op.
+func vecType(op *loom.Op) *loom.Type {
+	if len(op.Results) > 0 && op.Results[0].Type != nil {
+		return op.Results[0].Type
+	}
+	if len(op.ResultTypes) > 0 {
+		return op.ResultTypes[len(op.ResultTypes)-1]
+	}
+	if len(op.Types) > 0 {
+		return op.Types[len(op.Types)-1]
+	}
+	return nil
+}
+
+// gatherInstr builds r's components from sources: component i of r is
+// component srcComp[i] of src[i].
+func gatherInstr(r *slot, src []*slot, srcComp []int) instr {
+	return func(fr *frame) error {
+		L := fr.L
+		w := 1
+		if !r.uni {
+			w = L
+		}
+		for i := range r.comps {
+			s, sc := src[i], srcComp[i]
+			switch r.kind {
+			case kInt:
+				d, x := fr.I[r.idx][i*w:(i+1)*w], fr.I[s.idx]
+				if s.uni {
+					v := x[sc]
+					for l := range d {
+						d[l] = v
+					}
+				} else {
+					copy(d, x[sc*L:(sc+1)*L])
+				}
+			case kFloat:
+				d, x := fr.F[r.idx][i*w:(i+1)*w], fr.F[s.idx]
+				if s.uni {
+					v := x[sc]
+					for l := range d {
+						d[l] = v
+					}
+				} else {
+					copy(d, x[sc*L:(sc+1)*L])
+				}
+			}
+		}
+		return nil
+	}
+}
+
+func (c *compiler) vecBroadcast(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 1); err != nil {
+		return nil, err
+	}
+	x, err := c.operand(b, op.Operands[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.newSlot(op.Pos, vecType(op), x.uni)
+	if err != nil {
+		return nil, err
+	}
+	if r.kind != x.kind || r.comps%x.comps != 0 {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s from %s to %s", op.Name, x.typ, vecType(op))
+	}
+	b.sc.vals[op.Results[0].Name] = r
+	src := make([]*slot, r.comps)
+	comp := make([]int, r.comps)
+	for i := range src {
+		src[i], comp[i] = x, i%x.comps
+	}
+	return gatherInstr(r, src, comp), nil
+}
+
+func (c *compiler) vecFromElements(b *block, op *loom.Op) (instr, error) {
+	ops, err := c.operands(b, op)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.newSlot(op.Pos, vecType(op), allUni(ops...))
+	if err != nil {
+		return nil, err
+	}
+	if r.comps != len(ops) {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.from_elements: %d elements for %d lanes", len(ops), r.comps)
+	}
+	for _, s := range ops {
+		if s.kind != r.kind || s.comps != 1 {
+			return nil, compileErr(op.Pos, ErrInvalid, "vector.from_elements: element %s for %s", s.typ, r.typ)
+		}
+	}
+	b.sc.vals[op.Results[0].Name] = r
+	return gatherInstr(r, ops, make([]int, len(ops))), nil
+}
+
+func (c *compiler) vecIota(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 2); err != nil {
+		return nil, err
+	}
+	ops, err := c.operands(b, op)
+	if err != nil {
+		return nil, err
+	}
+	base, step := ops[0], ops[1]
+	r, err := c.newSlot(op.Pos, vecType(op), allUni(ops...))
+	if err != nil {
+		return nil, err
+	}
+	b.sc.vals[op.Results[0].Name] = r
+	if r.kind != base.kind {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.iota base %s for %s", base.typ, r.typ)
+	}
+	post := c.postFor(r.typ)
+	rnd, _ := floatFormat(op.Pos, r.typ)
+	return func(fr *frame) error {
+		w := width(fr, r) / r.comps
+		for i := range r.comps {
+			for l := range w {
+				bi, si := 0, 0
+				if !base.uni {
+					bi = l
+				}
+				if !step.uni {
+					si = l
+				}
+				if r.kind == kInt {
+					fr.I[r.idx][i*w+l] = fr.I[base.idx][bi] + int64(i)*fr.I[step.idx][si]
+				} else {
+					fr.F[r.idx][i*w+l] = rnd.round(fr.F[base.idx][bi] + float64(i)*fr.F[step.idx][si])
+				}
+			}
+		}
+		if r.kind == kInt {
+			return post.apply(fr, op, r, fr.I[r.idx][:width(fr, r)])
+		}
+		return nil
+	}, nil
+}
+
+// vecMaskRange: lane i of the mask is set when lo + i*step < hi.
+func (c *compiler) vecMaskRange(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 3); err != nil {
+		return nil, err
+	}
+	ops, err := c.operands(b, op)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.newSlot(op.Pos, vecType(op), allUni(ops...))
+	if err != nil {
+		return nil, err
+	}
+	b.sc.vals[op.Results[0].Name] = r
+	return func(fr *frame) error {
+		w := width(fr, r) / r.comps
+		for i := range r.comps {
+			for l := range w {
+				get := func(s *slot) int64 {
+					if s.uni {
+						return fr.I[s.idx][0]
+					}
+					return fr.I[s.idx][l]
+				}
+				fr.I[r.idx][i*w+l] = b2i(get(ops[0])+int64(i)*get(ops[2]) < get(ops[1]))
+			}
+		}
+		return nil
+	}, nil
+}
+
+// flatIndex turns per-axis positions into a row-major component index.
+func flatIndex(shape []int64, ix []int64) (int64, bool) {
+	f := int64(0)
+	for k, n := range shape {
+		if ix[k] < 0 || ix[k] >= n {
+			return 0, false
+		}
+		f = f*n + ix[k]
+	}
+	return f, true
+}
+
+func (c *compiler) vecExtractInsert(b *block, op *loom.Op, insert bool) (instr, error) {
+	vi := 0
+	if insert {
+		vi = 1
+	}
+	if len(op.Operands) <= vi {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s needs a vector", op.Name)
+	}
+	v, err := c.operand(b, op.Operands[vi], nil)
+	if err != nil {
+		return nil, err
+	}
+	shape := v.shape
+	if shape == nil {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s of a non-vector %s", op.Name, v.typ)
+	}
+	idx := make([]*slot, 0, len(op.Operands)-vi-1)
+	for _, o := range op.Operands[vi+1:] {
+		s, err := c.operand(b, o, typeIndex)
+		if err != nil {
+			return nil, err
+		}
+		idx = append(idx, s)
+	}
+	if len(idx) != len(shape) {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s: %d indices for a rank-%d vector", op.Name, len(idx), len(shape))
+	}
+	var x *slot
+	if insert {
+		if x, err = c.operand(b, op.Operands[0], nil); err != nil {
+			return nil, err
+		}
+	}
+	uni := v.uni && allUni(idx...)
+	if insert {
+		uni = uni && x.uni
+	}
+	var r *slot
+	if insert {
+		r, err = c.newSlot(op.Pos, vecType(op), uni)
+		if err == nil && (r.comps != v.comps || r.kind != v.kind) {
+			err = compileErr(op.Pos, ErrInvalid, "vector.insert changes the vector type")
+		}
+		if err == nil {
+			b.sc.vals[op.Results[0].Name] = r
+		}
+	} else {
+		r, err = c.result(b, op, 0, uni)
+		if err == nil && (r.comps != 1 || r.kind != v.kind) {
+			err = compileErr(op.Pos, ErrInvalid, "vector.extract result type")
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(fr *frame) error {
+		L := fr.L
+		var ix [8]int64
+		w := 1
+		if !r.uni {
+			w = L
+		}
+		if insert {
+			fr.copySlotAll(r, v)
+		}
+		for l := range w {
+			if !r.uni && !fr.mask[l] {
+				continue
+			}
+			for k, s := range idx {
+				if s.uni {
+					ix[k] = fr.I[s.idx][0]
+				} else {
+					ix[k] = fr.I[s.idx][l]
+				}
+			}
+			f, ok := flatIndex(shape, ix[:len(idx)])
+			if !ok {
+				return newTrap(op, laneOr(r.uni, l), ErrOutOfBounds, "vector position %v outside shape %v", ix[:len(idx)], shape)
+			}
+			ci := int(f)
+			if insert {
+				src, dst := 0, ci*w+l
+				if !x.uni {
+					src = l
+				}
+				if r.kind == kInt {
+					fr.I[r.idx][dst] = fr.I[x.idx][src]
+				} else {
+					fr.F[r.idx][dst] = fr.F[x.idx][src]
+				}
+				continue
+			}
+			src := ci
+			if !v.uni {
+				src = ci*L + l
+			}
+			if r.kind == kInt {
+				fr.I[r.idx][l] = fr.I[v.idx][src]
+			} else {
+				fr.F[r.idx][l] = fr.F[v.idx][src]
+			}
+		}
+		return nil
+	}, nil
+}
+
+// copySlotAll copies src into dst on every lane (dst at least as varying).
+func (fr *frame) copySlotAll(dst, src *slot) {
+	saved, n := fr.mask, fr.nact
+	fr.mask, fr.nact = fr.all, fr.L
+	fr.copySlot(dst, src)
+	fr.mask, fr.nact = saved, n
+}
+
+func (c *compiler) vecSlice(b *block, op *loom.Op) (instr, error) {
+	if len(op.Operands) < 1 {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.slice needs a vector")
+	}
+	v, err := c.operand(b, op.Operands[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	rt := vecType(op)
+	if v.shape == nil || rt == nil {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.slice needs a vector source and result type")
+	}
+	src, dst := v.shape, shapeOf(rt)
+	offs := make([]int64, len(src))
+	if len(op.Operands)-1 != len(src) || len(dst) != len(src) {
+		return nil, compileErr(op.Pos, ErrUnsupported, "vector.slice with %d offsets from rank %d to rank %d", len(op.Operands)-1, len(src), len(dst))
+	}
+	for i, o := range op.Operands[1:] {
+		s, err := c.operand(b, o, typeIndex)
+		if err != nil {
+			return nil, err
+		}
+		if !s.cst {
+			return nil, compileErr(o.Pos, ErrUnsupported, "vector.slice with a non-constant offset")
+		}
+		offs[i] = s.ci
+	}
+	r, err := c.newSlot(op.Pos, rt, v.uni)
+	if err != nil {
+		return nil, err
+	}
+	b.sc.vals[op.Results[0].Name] = r
+	srcs := make([]*slot, r.comps)
+	comps := make([]int, r.comps)
+	ix := make([]int64, len(dst))
+	for i := range r.comps {
+		rem := int64(i)
+		for k := len(dst) - 1; k >= 0; k-- {
+			ix[k] = rem%dst[k] + offs[k]
+			rem /= dst[k]
+		}
+		f, ok := flatIndex(src, ix)
+		if !ok {
+			return nil, compileErr(op.Pos, ErrInvalid, "vector.slice outside the source shape %v", src)
+		}
+		srcs[i], comps[i] = v, int(f)
+	}
+	return gatherInstr(r, srcs, comps), nil
+}
+
+func (c *compiler) vecReduce(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 2); err != nil {
+		return nil, err
+	}
+	ops, err := c.operands(b, op)
+	if err != nil {
+		return nil, err
+	}
+	v, init := ops[0], ops[1]
+	r, err := c.result(b, op, 0, v.uni && init.uni)
+	if err != nil {
+		return nil, err
+	}
+	if r.comps != 1 || r.kind != v.kind || init.kind != v.kind {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.reduce types")
+	}
+	cb, err := c.combinerFor(op.Pos, op.Param, v.typ)
+	if err != nil {
+		return nil, err
+	}
+	return func(fr *frame) error {
+		L := fr.L
+		w := width(fr, r)
+		for l := range w {
+			vi := func(i int) int {
+				if v.uni {
+					return i
+				}
+				return i*L + l
+			}
+			ii := l
+			if init.uni {
+				ii = 0
+			}
+			if cb.isFloat {
+				acc := fr.F[init.idx][ii]
+				for i := range v.comps {
+					acc = cb.ff(acc, fr.F[v.idx][vi(i)])
+				}
+				fr.F[r.idx][l] = acc
+			} else {
+				acc := fr.I[init.idx][ii]
+				for i := range v.comps {
+					acc = cb.fi(acc, fr.I[v.idx][vi(i)])
+				}
+				fr.I[r.idx][l] = acc
+			}
+		}
+		return nil
+	}, nil
+}
+
+// vecDot is vector.dotf: a sequence of fused multiply-adds into acc, in
+// component order, rounded to the accumulator type at each step.
+func (c *compiler) vecDot(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 3); err != nil {
+		return nil, err
+	}
+	ops, err := c.operands(b, op)
+	if err != nil {
+		return nil, err
+	}
+	x, y, acc := ops[0], ops[1], ops[2]
+	r, err := c.result(b, op, 0, allUni(ops...))
+	if err != nil {
+		return nil, err
+	}
+	if x.kind != kFloat || y.kind != kFloat || acc.kind != kFloat || x.comps != y.comps || r.comps != 1 {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.dotf types")
+	}
+	rnd, err := floatFormat(op.Pos, r.typ)
+	if err != nil {
+		return nil, err
+	}
+	return func(fr *frame) error {
+		L := fr.L
+		w := width(fr, r)
+		X, Y, A := fr.F[x.idx], fr.F[y.idx], fr.F[acc.idx]
+		for l := range w {
+			at := func(s *slot, i int) int {
+				if s.uni {
+					return i
+				}
+				return i*L + l
+			}
+			ai := l
+			if acc.uni {
+				ai = 0
+			}
+			s := A[ai]
+			for i := range x.comps {
+				s = rnd.round(math.FMA(X[at(x, i)], Y[at(y, i)], s))
+			}
+			fr.F[r.idx][l] = s
+		}
+		return nil
+	}, nil
+}
+
+// vecMemory compiles vector.load/store[.mask]: vector axes map onto the
+// view's trailing axes; each component is a checked element access.
+func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) {
+	store := rest == "store" || rest == "store.mask"
+	masked := rest == "load.mask" || rest == "store.mask"
+	viewAt := 0
+	if store {
+		viewAt = 1
+	}
+	a, err := c.access(b, op, viewAt, nil)
+	if err != nil {
+		return nil, err
+	}
+	after := op.Operands[viewAt+1+len(a.idx):]
+	var mask, pass, val *slot
+	if masked {
+		if len(after) < 1 {
+			return nil, compileErr(op.Pos, ErrInvalid, "%s needs a mask", op.Name)
+		}
+		if mask, err = c.operand(b, after[0], nil); err != nil {
+			return nil, err
+		}
+		if !store {
+			if len(after) < 2 {
+				return nil, compileErr(op.Pos, ErrInvalid, "%s needs a pass-through value", op.Name)
+			}
+			if pass, err = c.operand(b, after[1], nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var vt *loom.Type
+	if store {
+		if val, err = c.operand(b, op.Operands[0], nil); err != nil {
+			return nil, err
+		}
+		for _, t := range op.Types {
+			if t.Kind == loom.TypeVector {
+				vt = t
+				break
+			}
+		}
+	} else {
+		vt = vecType(op)
+	}
+	if vt == nil || vt.Kind != loom.TypeVector {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s needs a vector type", op.Name)
+	}
+	shape := shapeOf(vt)
+	if len(shape) > len(a.idx) {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s: vector rank %d exceeds view rank %d", op.Name, len(shape), len(a.idx))
+	}
+	n := 1
+	for _, d := range shape {
+		n *= int(d)
+	}
+	extras := make([][]int64, n)
+	for i := range n {
+		e := make([]int64, len(shape))
+		rem := int64(i)
+		for k := len(shape) - 1; k >= 0; k-- {
+			e[k] = rem % shape[k]
+			rem /= shape[k]
+		}
+		extras[i] = e
+	}
+	var r *slot
+	if !store {
+		uni := a.uni() && (mask == nil || mask.uni) && (pass == nil || pass.uni)
+		if r, err = c.newSlot(op.Pos, vt, uni); err != nil {
+			return nil, err
+		}
+		b.sc.vals[op.Results[0].Name] = r
+		if r.comps != n || (r.kind == kFloat) != a.cd.isFloat {
+			return nil, compileErr(op.Pos, ErrInvalid, "%s: vector type does not match the view", op.Name)
+		}
+	} else if val.comps != n || (val.kind == kFloat) != a.cd.isFloat {
+		return nil, compileErr(op.Pos, ErrInvalid, "%s: vector type does not match the view", op.Name)
+	}
+	return func(fr *frame) error {
+		L := fr.L
+		for l := range L {
+			if !fr.mask[l] {
+				continue
+			}
+			for i, e := range extras {
+				at := func(s *slot) int {
+					if s.uni {
+						return i
+					}
+					return i*L + l
+				}
+				if mask != nil && fr.I[mask.idx][at(mask)]&1 == 0 {
+					if !store {
+						if r.kind == kFloat {
+							fr.F[r.idx][at(r)] = fr.F[pass.idx][at(pass)]
+						} else {
+							fr.I[r.idx][at(r)] = fr.I[pass.idx][at(pass)]
+						}
+					}
+					continue
+				}
+				v, off, err := a.at(fr, l, e)
+				if err != nil {
+					return err
+				}
+				mem := v.mem[off:]
+				switch {
+				case store && a.cd.isFloat:
+					a.cd.storeF(mem, fr.F[val.idx][at(val)])
+				case store:
+					a.cd.storeI(mem, fr.I[val.idx][at(val)])
+				case a.cd.isFloat:
+					fr.F[r.idx][at(r)] = a.cd.loadF(mem)
+				default:
+					fr.I[r.idx][at(r)] = a.cd.loadI(mem)
+				}
+			}
+			if !store && r.uni {
+				return nil
+			}
+		}
+		return nil
+	}, nil
+}
