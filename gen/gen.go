@@ -46,6 +46,25 @@ type Result struct {
 // problems of the run are reported together: positioned Loom errors as a
 // loom.ErrorList (path:line:col: message, one per line).
 func Generate(opts Options) (*Result, error) {
+	r, err := Analyze(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCollisions(r.Model, r.Package); err != nil {
+		return nil, err
+	}
+	src, err := Render(r.Model)
+	if err != nil {
+		return nil, err
+	}
+	r.Source = src
+	return r, nil
+}
+
+// Analyze does everything Generate does short of rendering: it finds the
+// output file and package, reads the inputs and builds the model. The
+// returned Result has no Source.
+func Analyze(opts Options) (*Result, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = "."
@@ -84,14 +103,7 @@ func Generate(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCollisions(model, pkg); err != nil {
-		return nil, err
-	}
-	src, err := Render(model)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Path: out, Package: pkg, Model: model, Source: src}, nil
+	return &Result{Path: out, Package: pkg, Model: model}, nil
 }
 
 func readSources(pkgDir string, paths []string) ([]Source, error) {
