@@ -108,3 +108,7 @@ func (c *Context) CopyDtoH(dst []byte, src DevicePtr) error {
 	}
 	return c.do(fnMemcpyDtoH, uintptr(unsafe.Pointer(&dst[0])), uintptr(src), uintptr(len(dst)))
 }
+
+// DevicePtr is the address at which the device reaches this memory: with
+// unified addressing, the host address itself.
+func (h *HostMemory) DevicePtr() DevicePtr { return DevicePtr(h.ptr) }

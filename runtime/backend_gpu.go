@@ -1,0 +1,281 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/loom"
+)
+
+func init() {
+	gpuBackends = append(gpuBackends, gpuBackendCtor{Kind: "cuda", Open: openCUDABackend})
+}
+
+// ptxCompiler turns a kernel request into PTX text and the name of its
+// entry point. It is nil until the Loom→PTX compiler (loom/ptx) registers
+// itself; tests set it to return hand-written PTX.
+//
+// Kernel ABI: one parameter per launch argument, in order; a buffer is its
+// 64-bit device address (allocation base + offset), a scalar its carrier
+// width (1, 2, 4 or 8 bytes).
+var ptxCompiler func(req *kernelRequest) (ptx []byte, entry string, err error)
+
+// errNoPTXCompiler explains why the GPU is not used for Loom sources yet.
+var errNoPTXCompiler = errors.New("no Loom→PTX compiler yet (loom/ptx is a later issue)")
+
+// requestedBackend repeats Open's choice so the CUDA backend can tell
+// "auto" from an explicit "cuda".
+func requestedBackend(opts Options) string {
+	want := strings.ToLower(strings.TrimSpace(opts.Backend))
+	if env := strings.ToLower(strings.TrimSpace(os.Getenv("LOOM_BACKEND"))); env != "" {
+		want = env
+	}
+	if want == "" {
+		want = "auto"
+	}
+	return want
+}
+
+// gpuBackend runs a session on one CUDA device through hip. All work goes
+// to one stream, which gives the in-order semantics backend requires.
+type gpuBackend struct {
+	lib    *hip.Library
+	ctx    *hip.Context
+	stream *hip.Stream
+}
+
+func openCUDABackend(opts Options) (backend, error) {
+	lib, err := hip.OpenVendor(hip.CUDA)
+	if err != nil {
+		return nil, err
+	}
+	if ptxCompiler == nil && requestedBackend(opts) == "auto" {
+		name := "an NVIDIA GPU"
+		if d, err := lib.Device(opts.Device); err == nil {
+			if n, err := d.Name(); err == nil {
+				name = n
+			}
+		}
+		return nil, fmt.Errorf("%s present, but %w", name, errNoPTXCompiler)
+	}
+	ctx, err := lib.NewContext(opts.Device)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		ctx.Close()
+		return nil, err
+	}
+	return &gpuBackend{lib: lib, ctx: ctx, stream: s}, nil
+}
+
+// gpuMem is an allocation: device memory, or pinned host memory that the
+// device reaches at the same address (unified addressing).
+type gpuMem struct {
+	dev  *hip.DeviceMemory
+	host *hip.HostMemory
+	ptr  hip.DevicePtr
+	size int
+}
+
+type gpuKernel struct {
+	mod  *hip.Module
+	fn   *hip.Function
+	args *hip.Args // reused while the argument layout stays the same
+}
+
+type gpuGraph struct {
+	g    *hip.Graph
+	exec *hip.GraphExec
+}
+
+func (b *gpuBackend) name() string        { return "cuda" }
+func (b *gpuBackend) target() loom.Target { return loom.TargetGPU }
+
+func (b *gpuBackend) alloc(n int, shared bool) (devMem, error) {
+	if shared {
+		h, err := b.ctx.AllocHost(n)
+		if err != nil {
+			return nil, err
+		}
+		clear(h.Bytes())
+		return &gpuMem{host: h, ptr: h.DevicePtr(), size: n}, nil
+	}
+	d, err := b.ctx.Alloc(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.stream.MemsetD8(d.Ptr(), 0, n); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return &gpuMem{dev: d, ptr: d.Ptr(), size: n}, nil
+}
+
+func (b *gpuBackend) free(m devMem) error {
+	g := m.(*gpuMem)
+	// Work queued on the memory must finish before it is released.
+	if err := b.stream.Synchronize(); err != nil {
+		return err
+	}
+	if g.host != nil {
+		return g.host.Close()
+	}
+	return g.dev.Close()
+}
+
+func (b *gpuBackend) hostBytes(m devMem) ([]byte, bool) {
+	g := m.(*gpuMem)
+	if g.host == nil {
+		return nil, false
+	}
+	return g.host.Bytes(), true
+}
+
+func (b *gpuBackend) upload(dst devMem, off int, data []byte) error {
+	g := dst.(*gpuMem)
+	if err := b.stream.CopyHtoD(g.ptr.Add(off), data); err != nil {
+		return err
+	}
+	return b.stream.Synchronize()
+}
+
+func (b *gpuBackend) download(dst []byte, src devMem, off int) error {
+	g := src.(*gpuMem)
+	if err := b.stream.CopyDtoH(dst, g.ptr.Add(off)); err != nil {
+		return err
+	}
+	return b.stream.Synchronize()
+}
+
+func (b *gpuBackend) copy(dst devMem, dstOff int, src devMem, srcOff, n int) error {
+	return b.stream.CopyDtoD(dst.(*gpuMem).ptr.Add(dstOff), src.(*gpuMem).ptr.Add(srcOff), n)
+}
+
+func (b *gpuBackend) fill(dst devMem, off, n int, value uint32) error {
+	return b.stream.MemsetD32(dst.(*gpuMem).ptr.Add(off), value, n/4)
+}
+
+func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
+	if ptxCompiler == nil {
+		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, errNoPTXCompiler)
+	}
+	ptx, entry, err := ptxCompiler(req)
+	if err != nil {
+		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
+	}
+	mod, err := b.ctx.LoadModule(ptx)
+	if err != nil {
+		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
+	}
+	fn, err := mod.Function(entry)
+	if err != nil {
+		mod.Close()
+		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
+	}
+	return &gpuKernel{mod: mod, fn: fn}, nil
+}
+
+// pack fills the kernel's reusable Args from a launch's packed arguments.
+func (k *gpuKernel) pack(args []launchArg) *hip.Args {
+	if k.args == nil || !sameLayout(k.args.Sizes(), args) {
+		sizes := make([]int, len(args))
+		for i, a := range args {
+			sizes[i] = 8
+			if !a.Buffer {
+				sizes[i] = a.Size
+			}
+		}
+		k.args = hip.NewArgs(sizes...)
+	}
+	for i, a := range args {
+		switch {
+		case a.Buffer:
+			k.args.SetPtr(i, a.Mem.(*gpuMem).ptr.Add(a.Off))
+		case a.Size == 8:
+			k.args.SetUint64(i, a.Bits)
+		case a.Size == 4:
+			k.args.SetUint32(i, uint32(a.Bits))
+		default:
+			var buf [8]byte
+			for j := 0; j < a.Size; j++ {
+				buf[j] = byte(a.Bits >> (8 * j))
+			}
+			k.args.SetBytes(i, buf[:a.Size])
+		}
+	}
+	return k.args
+}
+
+func sameLayout(sizes []int, args []launchArg) bool {
+	if len(sizes) != len(args) {
+		return false
+	}
+	for i, a := range args {
+		want := a.Size
+		if a.Buffer {
+			want = 8
+		}
+		if sizes[i] != want {
+			return false
+		}
+	}
+	return true
+}
+
+func dims(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
+
+func (b *gpuBackend) launch(l *launchCmd) error {
+	k := l.Kernel.(*gpuKernel)
+	return b.stream.Launch(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), 0, k.pack(l.Args))
+}
+
+func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
+	g, err := b.ctx.NewGraph()
+	if err != nil {
+		return nil, err
+	}
+	made := make([]hip.GraphNode, len(nodes))
+	for i, n := range nodes {
+		deps := make([]hip.GraphNode, len(n.Deps))
+		for j, d := range n.Deps {
+			deps[j] = made[d]
+		}
+		switch {
+		case n.Launch != nil:
+			k := n.Launch.Kernel.(*gpuKernel)
+			made[i], err = g.AddKernel(k.fn, dims(n.Launch.Workgroups), dims(n.Launch.WorkgroupSize), 0, k.pack(n.Launch.Args), deps...)
+		case n.Fill != nil:
+			made[i], err = g.AddMemset(n.Fill.Mem.(*gpuMem).ptr.Add(n.Fill.Off), n.Fill.Value, 4, n.Fill.N/4, deps...)
+		default:
+			err = fmt.Errorf("cuda backend: graph node %d has no command", i)
+		}
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+	}
+	exec, err := g.Instantiate()
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	return &gpuGraph{g: g, exec: exec}, nil
+}
+
+func (b *gpuBackend) launchGraph(g devGraph) error { return g.(*gpuGraph).exec.Launch(b.stream) }
+
+func (b *gpuBackend) freeGraph(g devGraph) error {
+	gg := g.(*gpuGraph)
+	return errors.Join(gg.exec.Close(), gg.g.Close())
+}
+
+func (b *gpuBackend) synchronize() error { return b.stream.Synchronize() }
+
+func (b *gpuBackend) close() error {
+	return errors.Join(b.stream.Close(), b.ctx.Close())
+}
