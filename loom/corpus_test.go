@@ -73,7 +73,6 @@ func firstDiff(want, got string) string {
 	return ""
 }
 
-
 // TestCorpusResolved checks that every operand and dynamic dimension of the
 // corpus resolved to a definition and that every result has a type.
 func TestCorpusResolved(t *testing.T) {

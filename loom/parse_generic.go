@@ -16,8 +16,12 @@ import (
 func (p *parser) parseGeneric(op *Op) {
 	var pending []*Value
 	label := ""
+	typed := false
 	for {
 		t := p.tok
+		if typed && !op.Opaque && t.kind != tLBrace && t.kind != tArrow && t.kind != tNewline && t.kind != tEOF && t.kind != tRBrace {
+			p.failAt(p.pos(t), "unexpected %s after the types of %s", t.describe(), op.Name)
+		}
 		switch t.kind {
 		case tNewline, tEOF, tRBrace:
 			return
@@ -98,6 +102,7 @@ func (p *parser) parseGeneric(op *Op) {
 			}
 		case tColon:
 			p.next()
+			typed = true
 			p.parseTypeList(&op.Types, op.Opaque)
 			if p.isWord("to") {
 				p.next()

@@ -1,0 +1,75 @@
+package loom
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func addSeeds(f *testing.F) {
+	for _, pattern := range []string{"testdata/*.loom", "testdata/bad/*.loom"} {
+		files, _ := filepath.Glob(pattern)
+		for _, path := range files {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(src)
+		}
+	}
+	f.Add([]byte("view<4x8xf32> vector<[%m]x[%n]xf32> tensor<0xf32, #dense>"))
+	f.Add([]byte("%a = \"\\u00e9\\ud83d\\ude00\" 0x1F -1.5e-3 -> {[(<>)]}"))
+}
+
+// FuzzLex checks that the lexer terminates on any input, ends with EOF,
+// and reports errors with a position inside the input.
+func FuzzLex(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		toks, _, err := lex("f.loom", src)
+		if len(toks) == 0 || toks[len(toks)-1].kind != tEOF {
+			t.Fatalf("token stream does not end with EOF")
+		}
+		for i := 1; i < len(toks); i++ {
+			if toks[i].off < toks[i-1].off {
+				t.Fatalf("token offsets go backwards at %d", i)
+			}
+		}
+		if err != nil && (err.Pos.Offset < 0 || err.Pos.Offset > len(src) || err.Pos.Line < 1) {
+			t.Fatalf("error position %+v outside input of %d bytes", err.Pos, len(src))
+		}
+	})
+}
+
+// FuzzParse checks that ParseFile never panics, that errors are a sorted
+// ErrorList of classified diagnostics with positions, and that a file that
+// parses cleanly dumps without panicking.
+func FuzzParse(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		m, err := ParseFile("f.loom", src)
+		if m == nil {
+			t.Fatal("nil module")
+		}
+		if err == nil {
+			_ = Dump(m)
+			return
+		}
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) == 0 {
+			t.Fatalf("error %T is not a non-empty ErrorList", err)
+		}
+		for i, e := range list {
+			if !e.Pos.IsValid() {
+				t.Fatalf("error without position: %v", e)
+			}
+			if !errors.Is(e, ErrSyntax) && !errors.Is(e, ErrInvalid) {
+				t.Fatalf("unclassified error: %v", e)
+			}
+			if i > 0 && list[i-1].Pos.Offset > e.Pos.Offset {
+				t.Fatalf("errors not sorted")
+			}
+		}
+	})
+}
