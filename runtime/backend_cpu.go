@@ -135,8 +135,11 @@ func (c *cpuBackend) runNode(n *graphNode) error {
 }
 
 // launchGraph runs the schedule: record order is a valid topological order,
-// so a serial graph runs in it; otherwise up to workers goroutines take
-// ready nodes from a queue. The first failure stops new nodes from starting.
+// so a serial graph runs in it; otherwise up to workers goroutines run
+// nodes as they become ready. Roots are claimed through an atomic cursor and
+// a worker keeps the first successor it releases for itself, so channel
+// traffic is only for extra ready nodes. The first failure stops new nodes
+// from starting.
 func (c *cpuBackend) launchGraph(dg devGraph) error {
 	g := dg.(*cpuGraph)
 	n := len(g.nodes)
@@ -153,10 +156,8 @@ func (c *cpuBackend) launchGraph(dg devGraph) error {
 		remaining[i].Store(d)
 	}
 	ready := make(chan int32, n)
-	for _, r := range g.roots {
-		ready <- r
-	}
 	var (
+		nextRoot atomic.Int32
 		finished atomic.Int32
 		failed   atomic.Bool
 		errMu    sync.Mutex
@@ -165,7 +166,19 @@ func (c *cpuBackend) launchGraph(dg devGraph) error {
 	)
 	worker := func() {
 		defer wg.Done()
-		for i := range ready {
+		local := int32(-1)
+		for {
+			i := local
+			if i < 0 {
+				if k := nextRoot.Add(1) - 1; int(k) < len(g.roots) {
+					i = g.roots[k]
+				} else {
+					var ok bool
+					if i, ok = <-ready; !ok {
+						return
+					}
+				}
+			}
 			if !failed.Load() {
 				if err := c.runNode(&g.nodes[i]); err != nil {
 					failed.Store(true)
@@ -174,11 +187,16 @@ func (c *cpuBackend) launchGraph(dg devGraph) error {
 					errMu.Unlock()
 				}
 			}
-			// Successors are released even after a failure so the
-			// queue drains and every worker exits.
+			// Successors are released even after a failure so every
+			// node is accounted for and every worker exits.
+			local = -1
 			for _, s := range g.succ[i] {
 				if remaining[s].Add(-1) == 0 {
-					ready <- s
+					if local < 0 {
+						local = s
+					} else {
+						ready <- s
+					}
 				}
 			}
 			if int(finished.Add(1)) == n {
