@@ -174,6 +174,12 @@ func (p *parser) parseIndices(op *Op) {
 // are operands; `%a: T` and `%a = %init [: T]` define arguments of the
 // region that follows.
 func (p *parser) parseParenGroup(op *Op, pending *[]*Value) {
+	p.parenGroup(op, pending, false)
+}
+
+// parenGroup reads a parenthesized group; in a keyword clause only SSA
+// values become operands, the rest is the clause's attribute value.
+func (p *parser) parenGroup(op *Op, pending *[]*Value, clause bool) {
 	open := p.expect(tLParen, "'('")
 	p.enter()
 	defer p.leave()
@@ -210,15 +216,21 @@ func (p *parser) parseParenGroup(op *Op, pending *[]*Value) {
 			}
 		case tInt, tFloat:
 			p.next()
-			op.Operands = append(op.Operands, &Operand{Pos: p.pos(t), Lit: p.literal(t)})
+			lit := p.literal(t)
+			if !clause {
+				op.Operands = append(op.Operands, &Operand{Pos: p.pos(t), Lit: lit})
+			}
 		case tString:
 			p.next()
-			if op.Str == "" {
-				op.Str = p.literal(t).Str
+			lit := p.literal(t)
+			if !clause && op.Str == "" {
+				op.Str = lit.Str
 			}
 		case tIdent, tSymbol, tHash:
 			p.next()
-			op.Words = append(op.Words, strings.TrimPrefix(t.text, "@"))
+			if !clause {
+				op.Words = append(op.Words, strings.TrimPrefix(t.text, "@"))
+			}
 		case tComma, tColon, tPipe, tStar, tQuestion, tBang, tEqual, tArrow, tCaret:
 			p.next()
 		case tLParen, tLBrack, tLBrace, tLAngle:
@@ -235,7 +247,7 @@ func (p *parser) parseParenGroup(op *Op, pending *[]*Value) {
 func (p *parser) parseClause(op *Op, key token, pending *[]*Value) {
 	first := p.i + 1
 	open := p.tok
-	p.parseParenGroup(op, pending)
+	p.parenGroup(op, pending, true)
 	last := p.i - 1 // the closing ')'
 	a := &Attr{Pos: p.pos(key), Key: key.text}
 	if last-first == 1 {
