@@ -45,7 +45,12 @@ func (w *dispatchWriter) fail(format string, args ...jen.Code) jen.Code {
 
 // flushGuards emits the zero checks the printed expressions need.
 func (w *dispatchWriter) flushGuards() {
+	seen := map[string]bool{}
 	for _, g := range w.p.guards {
+		if seen[g.divisor] {
+			continue
+		}
+		seen[g.divisor] = true
 		w.body = append(w.body, jen.If(jen.Id(g.divisor).Op("==").Lit(0)).Block(
 			w.fail(guardError(w.k.Export, g.pos)),
 		))
@@ -285,7 +290,7 @@ func (w *dispatchWriter) extent(b *Buffer) {
 	if v.c != nil && v.c.Int <= 0 {
 		return
 	}
-	w.body = append(w.body, jen.If(jen.Id("need").Op(":=").Id(v.src), have.Op("<").Id("need")).Block(
+	w.body = append(w.body, jen.If(jen.Id("need").Op(":=").Id(typedConst(v).src), have.Op("<").Id("need")).Block(
 		w.fail(fmt.Sprintf("%%w: %s: buffer %s holds %%d bytes; the kernel's views span %%d bytes for these arguments (%s)",
 			w.k.Export, p.GoName, escapePercent(prettyExpr(b.Extent, w.k, nil))),
 			region.Clone().Dot("Len").Call(), jen.Id("need")),

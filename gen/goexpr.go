@@ -292,17 +292,27 @@ func (p *exprPrinter) print(e *loom.Expr) (goVal, error) {
 		count := p.shiftCount(args[1], bitsOf(typ))
 		switch e.Op {
 		case loom.ExprShl:
-			return binary("<<", precMul, a, count, typ), nil
+			// An untyped constant shifted by a variable count takes its type
+			// from the context, which a generic call may not fix: type it.
+			return binary("<<", precMul, typedConst(a), count, typ), nil
 		case loom.ExprShrS:
 			if isUnsignedGo(typ) {
-				return p.viaType(e, "int64", a, a, typ, func(x, _ goVal) goVal { return binary(">>", precMul, x, count, "int64") })
+				return p.viaType(e, "int64", a, a, typ, func(x, _ goVal) goVal { return binary(">>", precMul, typedConst(x), count, "int64") })
 			}
-			return binary(">>", precMul, a, count, typ), nil
+			return binary(">>", precMul, typedConst(a), count, typ), nil
 		}
 		u := unsignedOf(typ)
-		return p.viaType(e, u, a, a, typ, func(x, _ goVal) goVal { return binary(">>", precMul, x, count, u) })
+		return p.viaType(e, u, a, a, typ, func(x, _ goVal) goVal { return binary(">>", precMul, typedConst(x), count, u) })
 	}
 	return goVal{}, unsupportedExpr(e, "operation %s", e.Op)
+}
+
+// typedConst gives a constant operand an explicit Go type.
+func typedConst(v goVal) goVal {
+	if v.c == nil {
+		return v
+	}
+	return goVal{src: v.typ + "(" + v.src + ")", typ: v.typ, prec: precPrimary}
 }
 
 // foldable reports whether e depends on nothing a dispatch supplies.

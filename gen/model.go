@@ -125,10 +125,8 @@ func BuildModel(pkg string, sources []Source) (*Model, error) {
 		}
 		mods = append(mods, m)
 	}
-	if len(errs) > 0 {
-		errs.Sort()
-		return nil, errs
-	}
+	// The files that parsed are still analysed, so one run reports the
+	// problems of every file.
 	prog, err := loom.NewProgram(mods...)
 	if err != nil {
 		addErr(err)

@@ -139,8 +139,12 @@ func newUniqueNamer(reserved ...string) *uniqueNamer {
 // marks the result taken.
 func (u *uniqueNamer) name(want string) string {
 	got := want
+	sep := ""
+	if want != "" && want[len(want)-1] >= '0' && want[len(want)-1] <= '9' {
+		sep = "_" // ScaleF32_2, not ScaleF322
+	}
 	for i := 2; u.taken[got]; i++ {
-		got = want + itoa(i)
+		got = want + sep + itoa(i)
 	}
 	u.taken[got] = true
 	return got
