@@ -85,7 +85,7 @@ type Func struct {
 	Params    []*Value
 	Results   []*Type // the `-> (…)` list
 	Where     []*Pred
-	Priority  int64 // priority(N) of a template provider, 0 when absent
+	Priority  int64   // priority(N) of a template provider, 0 when absent
 	Body      *Region // nil when bodyless
 	Doc       string
 }

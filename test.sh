@@ -1,6 +1,0 @@
-#!/usr/bin/env bash
-# Runs every test of every module in the workspace (the README's test command).
-set -euo pipefail
-cd "$(dirname "$0")"
-go vet ./... ./examples/gen/...
-go test ./... ./examples/gen/...
