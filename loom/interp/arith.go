@@ -96,6 +96,9 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 			if f == nil {
 				return nil, compileErr(op.Pos, ErrInvalid, "%s: unknown predicate %q", op.Name, op.Pred)
 			}
+			if fast := fastCmpI(op.Pred, nb, r, a, ops[1]); fast != nil {
+				return fast, nil
+			}
 			return cmpI(r, a, ops[1], f), nil
 		}
 		if f, ok := intBinary[name]; ok {
@@ -173,7 +176,10 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 		if err := need(3); err != nil {
 			return nil, err
 		}
-		return terF(r, a, ops[1], ops[2], math.FMA, rnd), nil
+		if rnd.kind != fMini {
+			return fastFMA(r, a, ops[1], ops[2], rnd.kind == fF32), nil
+		}
+		return terF(r, a, ops[1], ops[2], func(x, y, z float64) float64 { return math.FMA(x, y, z) }, rnd), nil
 	case "clampf":
 		if err := need(3); err != nil {
 			return nil, err

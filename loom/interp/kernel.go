@@ -48,13 +48,13 @@ type Kernel struct {
 	params []*slot // launch parameters in signature order
 	// pdims are the dimension registers of view parameters (nil entries
 	// for static dims and for non-view parameters).
-	pdims       [][]*slot
-	inits       []constInit
-	code   []instr
-	slots  []*slot
-	nI     int
-	nF     int
-	nV     int
+	pdims [][]*slot
+	inits []constInit
+	code  []instr
+	slots []*slot
+	nI    int
+	nF    int
+	nV    int
 	// maxComps is the widest vector register, sizing broadcast scratch.
 	maxComps int
 	maxDepth int
@@ -68,8 +68,8 @@ type Kernel struct {
 // target is the emulated target after defaults.
 type target struct {
 	indexBits, offsetBits, subgroup int
-	indexMin, indexMax                int64
-	indexSize, offsetSize             int
+	indexMin, indexMax              int64
+	indexSize, offsetSize           int
 }
 
 func makeTarget(t loom.Target) target {

@@ -1,0 +1,163 @@
+package interp
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// genKernel builds a small random kernel from the supported ops, driven by
+// the fuzzer's bytes: index, i32 and f32 arithmetic, casts, loads, stores
+// and atomics at arbitrary indices, conditionals, loops, barriers and
+// collectives. Most programs fail at run time (bounds, overflow,
+// division); none may panic.
+func genKernel(data []byte) string {
+	pos := 0
+	next := func() int {
+		if pos >= len(data) {
+			return 0
+		}
+		b := int(data[pos])
+		pos++
+		return b
+	}
+	var b strings.Builder
+	idxs := []string{"%i", "%n", "%c0", "%c1"}
+	ints := []string{"%k0"}
+	flts := []string{"%f0"}
+	tmp := 0
+	fresh := func() string { tmp++; return fmt.Sprintf("%%t%d", tmp) }
+	pick := func(s []string) string { return s[next()%len(s)] }
+	b.WriteString(`  %i = kernel.workitem.dispatch.id<x> : index
+  %z = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %c1 = index.constant 1 : index
+  %k0 = scalar.constant 3 : i32
+  %f0 = scalar.constant 1.5 : f32
+  %vf = buffer.view %bf[%z] : buffer -> view<[%n]xf32>
+  %vi = buffer.view %bi[%z] : buffer -> view<[%n]xi32>
+`)
+	var emit func(depth int, indent string)
+	emit = func(depth int, indent string) {
+		count := next()%6 + 1
+		for j := 0; j < count && pos < len(data); j++ {
+			w := func(format string, args ...any) { b.WriteString(indent + fmt.Sprintf(format, args...) + "\n") }
+			switch next() % 16 {
+			case 0:
+				r := fresh()
+				w("%s = index.constant %d : index", r, next()-100)
+				idxs = append(idxs, r)
+			case 1:
+				r := fresh()
+				op := []string{"add", "sub", "mul", "div", "rem", "min", "max", "andi", "shli"}[next()%9]
+				w("%s = index.%s %s, %s : index", r, op, pick(idxs), pick(idxs))
+				idxs = append(idxs, r)
+			case 2:
+				r := fresh()
+				op := []string{"addi", "subi", "muli", "divsi", "remsi", "shli", "shrsi", "andi", "xori", "maxsi"}[next()%10]
+				w("%s = scalar.%s %s, %s : i32", r, op, pick(ints), pick(ints))
+				ints = append(ints, r)
+			case 3:
+				r := fresh()
+				op := []string{"addf", "subf", "mulf", "divf", "maximumf", "minnumf"}[next()%6]
+				w("%s = scalar.%s %s, %s : f32", r, op, pick(flts), pick(flts))
+				flts = append(flts, r)
+			case 4:
+				r := fresh()
+				op := []string{"sqrtf", "expf", "negf", "tanhf"}[next()%4]
+				w("%s = scalar.%s %s : f32", r, op, pick(flts))
+				flts = append(flts, r)
+			case 5:
+				r := fresh()
+				w("%s = index.cast %s : index to i32", r, pick(idxs))
+				ints = append(ints, r)
+			case 6:
+				r := fresh()
+				w("%s = index.cast %s : i32 to index", r, pick(ints))
+				idxs = append(idxs, r)
+			case 7:
+				r := fresh()
+				w("%s = scalar.sitofp %s : i32 to f32", r, pick(ints))
+				flts = append(flts, r)
+			case 8:
+				r := fresh()
+				w("%s = scalar.fptosi %s : f32 to i32", r, pick(flts))
+				ints = append(ints, r)
+			case 9:
+				r := fresh()
+				w("%s = view.load %%vf[%s] : view<[%%n]xf32> -> f32", r, pick(idxs))
+				flts = append(flts, r)
+			case 10:
+				w("view.store %s, %%vf[%s] : f32, view<[%%n]xf32>", pick(flts), pick(idxs))
+			case 11:
+				r := fresh()
+				w("%s = view.atomic.rmw<addi> %s, %%vi[%s] {ordering = relaxed, scope = device} : i32, view<[%%n]xi32> -> i32", r, pick(ints), pick(idxs))
+				ints = append(ints, r)
+			case 12:
+				if depth > 2 {
+					continue
+				}
+				c := fresh()
+				w("%s = index.cmp slt, %s, %s : index", c, pick(idxs), pick(idxs))
+				w("scf.if %s {", c)
+				ni, nn, nf := len(idxs), len(ints), len(flts)
+				emit(depth+1, indent+"  ")
+				idxs, ints, flts = idxs[:ni], ints[:nn], flts[:nf]
+				w("}")
+			case 13:
+				if depth > 2 {
+					continue
+				}
+				iv, acc, r := fresh(), fresh(), fresh()
+				w("%s = scf.for %s = [%s to %s step %%c1] (%s = %s : f32) -> (f32) {", r, iv, pick(idxs), pick(idxs), acc, pick(flts))
+				ni, nn, nf := len(idxs), len(ints), len(flts)
+				idxs, flts = append(idxs, iv), append(flts, acc)
+				emit(depth+1, indent+"  ")
+				y := pick(flts)
+				idxs, ints, flts = idxs[:ni], ints[:nn], flts[:nf]
+				w("  scf.yield %s : f32", y)
+				w("}")
+				flts = append(flts, r)
+			case 14:
+				w("kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}")
+			case 15:
+				r := fresh()
+				w("%s = kernel.subgroup.reduce<addf> %s : f32", r, pick(flts))
+				flts = append(flts, r)
+			}
+		}
+	}
+	emit(0, "  ")
+	return inlineKernel("%n: index, %bf: buffer, %bi: buffer", b.String())
+}
+
+func FuzzRun(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	f.Add([]byte{5, 9, 0, 10, 3, 1, 12, 1, 0, 2, 3, 9, 1, 10, 0, 0})
+	f.Add([]byte{6, 13, 0, 1, 2, 3, 9, 0, 11, 0, 1, 14, 15, 0})
+	f.Add([]byte{4, 1, 2, 200, 7, 2, 3, 1, 1, 9, 250, 8, 12, 3, 1, 2, 14})
+	f.Add([]byte{3, 0, 255, 1, 3, 4, 5, 11, 2, 3, 10, 1, 4})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 400 {
+			return
+		}
+		src := genKernel(data)
+		m, err := loom.ParseFile("fuzz.loom", []byte(src))
+		if err != nil {
+			return
+		}
+		k, err := Compile([]*loom.Module{m}, "k", Options{Workers: 2})
+		if err != nil {
+			return
+		}
+		n := int64(len(data)%7 + 1)
+		bf, bi := make([]byte, 4*n), make([]byte, 4*n)
+		err = k.Run(Launch{Workgroups: [3]int{2, 1, 1}, WorkgroupSize: [3]int{int(n) + 3, 1, 1}},
+			[]Arg{idx(n), buf(bf), buf(bi)})
+		if err != nil && strings.Contains(err.Error(), "executor fault") {
+			t.Fatalf("panic inside the executor:\n%s\n%v", src, err)
+		}
+	})
+}
