@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -67,5 +68,38 @@ func TestCorpusRefusals(t *testing.T) {
 	}
 	if _, err := Compile([]*loom.Module{corpus(t, "add.loom")}, "nope", Options{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing export: %v", err)
+	}
+}
+
+// One compiled kernel serves concurrent Runs with separate buffers.
+func TestConcurrentRuns(t *testing.T) {
+	r := compileRun(t, corpus(t, "reduce_sum_workgroup.loom"), "reduce_sum_f32", Options{Workers: 2})
+	const n = 700
+	done := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func() {
+			src := ramp(n, uint32(w+1), 1)
+			part := make([]byte, 4*3)
+			if err := r.k.Run(r.launch(n), []Arg{idx(n), buf(f32bytes(src)), buf(part)}); err != nil {
+				done <- err
+				return
+			}
+			var want [3]float64
+			for i, x := range src {
+				want[i/256] += float64(x)
+			}
+			for g, got := range bytesF32(part) {
+				if math.Abs(float64(got)-want[g]) > 1e-3 {
+					done <- fmt.Errorf("run %d: partial[%d] = %v, want %v", w, g, got, want[g])
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
