@@ -1,0 +1,227 @@
+package ptx
+
+import (
+	"github.com/loomgen/loomgen/loom"
+)
+
+// castTypes returns the operand and the from/to types of a `: A to B` cast.
+func (e *emitter) castTypes(op *loom.Op) (*val, *loom.Type, *loom.Type, error) {
+	if err := need(op, 1); err != nil {
+		return nil, nil, nil, err
+	}
+	x, err := e.get(op.Operands[0])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	to := resultType(op, 0)
+	from := x.t
+	if len(op.Types) > 0 && op.Types[0] != nil {
+		from = op.Types[0]
+	}
+	if err := scalarOK(op, from); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := scalarOK(op, to); err != nil {
+		return nil, nil, nil, err
+	}
+	return x, from, to, nil
+}
+
+// intToInt converts between integer-like registers: signed says how a
+// narrower source extends. Small integers stay sign-extended in 32 bits.
+func (e *emitter) intToInt(x *val, to *loom.Type, signed bool) *val {
+	from := x.t
+	if classOf(from) == cPred {
+		out := e.newVal(to)
+		if classOf(to) == cPred {
+			e.mov(out, x)
+			return out
+		}
+		one := "1"
+		if signed {
+			one = "-1"
+		}
+		e.ins("selp.%s %s, %s, 0, %s", sType(to), out.reg, one, x.reg)
+		return out
+	}
+	if classOf(to) == cPred {
+		return e.intToPred(x)
+	}
+	out := e.newVal(to)
+	fb, tb := intBits(from), intBits(to)
+	switch {
+	case classOf(from) == cR && classOf(to) == cRd:
+		if signed {
+			e.ins("cvt.s64.s32 %s, %s", out.reg, x.reg)
+		} else {
+			e.ins("cvt.u64.u32 %s, %s", out.reg, e.zext(x).reg)
+		}
+	case classOf(from) == cRd && classOf(to) == cR:
+		e.ins("cvt.u32.u64 %s, %s", out.reg, x.reg)
+		e.sext(out)
+	case classOf(from) == cRd:
+		e.ins("mov.b64 %s, %s", out.reg, x.reg)
+	default: // both in 32-bit registers
+		if !signed && fb < tb {
+			e.ins("mov.b32 %s, %s", out.reg, e.zext(x).reg)
+		} else {
+			e.ins("mov.b32 %s, %s", out.reg, x.reg)
+		}
+		e.sext(out)
+	}
+	if x.known {
+		out.known, out.ci = true, wrapInt(x.ci, tb)
+	}
+	return out
+}
+
+func (e *emitter) indexCast(op *loom.Op) error {
+	x, from, to, err := e.castTypes(op)
+	if err != nil {
+		return err
+	}
+	if isFloat(from) || isFloat(to) {
+		return invalid(op.Pos, "index.cast between %s and %s", from, to)
+	}
+	// Into index a source integer is read signed; into offset narrower
+	// payloads zero-extend; out of index the domain's sign extends.
+	signed := true
+	switch {
+	case to.Kind == loom.TypeOffset && from.Kind != loom.TypeIndex:
+		signed = false
+	case from.Kind == loom.TypeOffset:
+		signed = false
+	}
+	xv := *x
+	xv.t = from
+	return e.define(op, 0, e.intToInt(&xv, to, signed))
+}
+
+func (e *emitter) scalarCast(op *loom.Op, rest string) error {
+	x, from, to, err := e.castTypes(op)
+	if err != nil {
+		return err
+	}
+	xv := *x
+	xv.t = from
+	x = &xv
+	switch rest {
+	case "extsi", "extui", "trunci":
+		if isFloat(from) || isFloat(to) {
+			return invalid(op.Pos, "%s between %s and %s", op.Name, from, to)
+		}
+		return e.define(op, 0, e.intToInt(x, to, rest != "extui"))
+	case "sitofp", "uitofp":
+		if isFloat(from) || !isFloat(to) {
+			return invalid(op.Pos, "%s from %s to %s", op.Name, from, to)
+		}
+		signed := rest == "sitofp"
+		src := x
+		if classOf(from) == cPred {
+			src = e.predToInt(x, signed)
+		} else if !signed {
+			src = e.zext(x)
+		}
+		it := "s32"
+		if classOf(from) == cRd {
+			it = "s64"
+		}
+		if !signed {
+			it = "u" + it[1:]
+		}
+		ct := to
+		if isHalf(to) {
+			ct = f32Type
+		}
+		out := e.newVal(ct)
+		e.ins("cvt.rn.%s.%s %s, %s", ct.Name, it, out.reg, src.reg)
+		return e.define(op, 0, e.fromF32(out, to))
+	case "fptosi", "fptoui":
+		if !isFloat(from) || isFloat(to) {
+			return invalid(op.Pos, "%s from %s to %s", op.Name, from, to)
+		}
+		w := e.toF32(x)
+		it := "s32"
+		if classOf(to) == cRd {
+			it = "s64"
+		}
+		if rest == "fptoui" {
+			it = "u" + it[1:]
+		}
+		if classOf(to) == cPred {
+			tmp := &val{t: i32Type, reg: e.newReg(cR)}
+			e.ins("cvt.rzi.%s.%s %s, %s", it, w.t.Name, tmp.reg, w.reg)
+			return e.define(op, 0, e.intToPred(tmp))
+		}
+		out := e.newVal(to)
+		e.ins("cvt.rzi.%s.%s %s, %s", it, w.t.Name, out.reg, w.reg)
+		e.sext(out)
+		return e.define(op, 0, out)
+	case "extf", "fptrunc":
+		if !isFloat(from) || !isFloat(to) {
+			return invalid(op.Pos, "%s from %s to %s", op.Name, from, to)
+		}
+		return e.define(op, 0, e.floatToFloat(op, x, to))
+	case "bitcast":
+		return e.bitcast(op, x, to)
+	}
+	return unsupported(op, "cast")
+}
+
+// floatToFloat converts between float formats with one rounding where PTX
+// has the instruction; bf16 and f16 meet through f32 (exact widening).
+func (e *emitter) floatToFloat(op *loom.Op, x *val, to *loom.Type) *val {
+	from := x.t
+	if from.Name == to.Name {
+		out := e.newVal(to)
+		e.mov(out, x)
+		return out
+	}
+	out := e.newVal(to)
+	switch {
+	case to.Bits > from.Bits || (from.Bits == to.Bits): // widening (or f16<->bf16)
+		if isHalf(from) && isHalf(to) {
+			w := e.toF32(x)
+			return e.fromF32(w, to)
+		}
+		if from.Name == "bf16" && to.Name == "f64" {
+			w := e.toF32(x)
+			e.ins("cvt.f64.f32 %s, %s", out.reg, w.reg)
+			return out
+		}
+		e.ins("cvt.%s.%s %s, %s", to.Name, from.Name, out.reg, x.reg)
+	default: // narrowing rounds to nearest even
+		if from.Name == "f64" && to.Name == "bf16" {
+			// No direct instruction: round to f32 with round-to-odd
+			// would be exact, but PTX lacks it; go through f32 and
+			// accept a rare double rounding.
+			w := e.newVal(f32Type)
+			e.ins("cvt.rn.f32.f64 %s, %s", w.reg, x.reg)
+			return e.fromF32(w, to)
+		}
+		e.ins("cvt.rn.%s.%s %s, %s", to.Name, from.Name, out.reg, x.reg)
+	}
+	return out
+}
+
+func (e *emitter) bitcast(op *loom.Op, x *val, to *loom.Type) error {
+	from := x.t
+	if carrierBytes(from) != carrierBytes(to) || classOf(from) == cPred || classOf(to) == cPred {
+		return unsupported(op, "bitcast from %s to %s", from, to)
+	}
+	out := e.newVal(to)
+	fc, tc := classOf(from), classOf(to)
+	switch {
+	case fc == tc:
+		e.mov(out, x)
+	case fc == cH: // f16/bf16 bits into a sign-extended i16
+		e.ins("cvt.s32.s16 %s, %s", out.reg, x.reg)
+	case tc == cH:
+		e.ins("cvt.u16.u32 %s, %s", out.reg, x.reg)
+	case carrierBytes(to) == 8:
+		e.ins("mov.b64 %s, %s", out.reg, x.reg)
+	default:
+		e.ins("mov.b32 %s, %s", out.reg, x.reg)
+	}
+	return e.define(op, 0, out)
+}

@@ -1,0 +1,414 @@
+package ptx
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Subgroups are warps of 32. Collectives assume full warps: a kernel whose
+// static workgroup size is not a multiple of 32 is refused for subgroup
+// collectives (workgroup collectives have a shared-memory fallback).
+
+const fullMask = "0xffffffff"
+
+// collScratch is the name of the shared array collectives exchange
+// partial results through; its size is the largest any collective needs.
+const collScratch = "__loom_coll"
+
+func (e *emitter) needScratch(bytes int) string {
+	if bytes > e.scratchBytes {
+		e.scratchBytes = bytes
+	}
+	r := e.newReg(cRd)
+	e.ins("mov.u64 %s, %s", r, collScratch)
+	return r
+}
+
+// shfl shuffles v across the warp; b and c are register or immediate
+// operands of shfl.sync. It returns the value and the in-range predicate.
+func (e *emitter) shfl(mode string, v *val, b, c string) (*val, string) {
+	p := e.newReg(cPred)
+	one := func(src string) string {
+		d := e.newReg(cR)
+		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, d, p, src, b, c, fullMask)
+		return d
+	}
+	out := e.newVal(v.t)
+	switch classOf(v.t) {
+	case cR:
+		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, out.reg, p, v.reg, b, c, fullMask)
+	case cF:
+		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, out.reg, p, v.reg, b, c, fullMask)
+	case cH:
+		w := e.newReg(cR)
+		e.ins("cvt.u32.u16 %s, %s", w, v.reg)
+		e.ins("cvt.u16.u32 %s, %s", out.reg, one(w))
+	case cPred:
+		w := e.newReg(cR)
+		e.ins("selp.u32 %s, 1, 0, %s", w, v.reg)
+		e.ins("setp.ne.b32 %s, %s, 0", out.reg, one(w))
+	default: // 64-bit: two halves
+		lo, hi := e.newReg(cR), e.newReg(cR)
+		e.ins("mov.b64 {%s, %s}, %s", lo, hi, v.reg)
+		lo2, hi2 := one(lo), one(hi)
+		e.ins("mov.b64 %s, {%s, %s}", out.reg, lo2, hi2)
+	}
+	return out, p
+}
+
+// combine applies a combining kind to two values of one type.
+func (e *emitter) combine(op *loom.Op, kind string, a, b *val) (*val, error) {
+	t := a.t
+	if isFloat(t) {
+		m := map[string]string{"addf": "add.rn", "mulf": "mul.rn", "maximumf": "max.NaN", "minimumf": "min.NaN", "maxnumf": "max", "minnumf": "min"}[kind]
+		if m == "" || (t.Name == "f64" && (kind == "maximumf" || kind == "minimumf")) {
+			return nil, unsupported(op, "combining kind %s on %s", kind, t)
+		}
+		x, y := e.toF32(a), e.toF32(b)
+		out := e.newVal(x.t)
+		e.ins("%s.%s %s, %s, %s", m, fType(t), out.reg, x.reg, y.reg)
+		return e.fromF32(out, t), nil
+	}
+	out := e.newVal(t)
+	if classOf(t) == cPred {
+		m := map[string]string{"andi": "and", "ori": "or", "xori": "xor", "minui": "and", "maxui": "or"}[kind]
+		if m == "" {
+			return nil, unsupported(op, "combining kind %s on i1", kind)
+		}
+		e.ins("%s.pred %s, %s, %s", m, out.reg, a.reg, b.reg)
+		return out, nil
+	}
+	ib, ok := map[string]intOp{
+		"addi": {"add", 's'}, "muli": {"mul.lo", 's'}, "minsi": {"min", 's'}, "maxsi": {"max", 's'},
+		"minui": {"min", 'u'}, "maxui": {"max", 'u'}, "andi": {"and", 'b'}, "ori": {"or", 'b'}, "xori": {"xor", 'b'},
+	}[kind]
+	if !ok {
+		return nil, unsupported(op, "combining kind %s on %s", kind, t)
+	}
+	x, y := a, b
+	suffix := sType(t)
+	switch ib.sign {
+	case 'u':
+		suffix = uType(t)
+		x, y = e.zext(x), e.zext(y)
+	case 'b':
+		suffix = bType(t)
+	}
+	e.ins("%s.%s %s, %s, %s", ib.mnem, suffix, out.reg, x.reg, y.reg)
+	e.sext(out)
+	return out, nil
+}
+
+// identity is the neutral element of a combining kind.
+func (e *emitter) identity(op *loom.Op, kind string, t *loom.Type) (*val, error) {
+	if isFloat(t) {
+		switch kind {
+		case "addf":
+			return e.constFloat(t, math.Copysign(0, -1)), nil
+		case "mulf":
+			return e.constFloat(t, 1), nil
+		case "maximumf", "maxnumf":
+			return e.constFloat(t, math.Inf(-1)), nil
+		case "minimumf", "minnumf":
+			return e.constFloat(t, math.Inf(1)), nil
+		}
+		return nil, unsupported(op, "combining kind %s on %s", kind, t)
+	}
+	bits := intBits(t)
+	switch kind {
+	case "addi", "ori", "xori", "maxui":
+		return e.constInt(t, 0), nil
+	case "muli":
+		return e.constInt(t, 1), nil
+	case "andi", "minui":
+		return e.constInt(t, -1), nil
+	case "minsi":
+		return e.constInt(t, int64(uint64(1)<<(bits-1)-1)), nil
+	case "maxsi":
+		return e.constInt(t, -int64(uint64(1)<<(bits-1))), nil
+	}
+	return nil, unsupported(op, "combining kind %s on %s", kind, t)
+}
+
+// warpReduce combines v over clusters of size lanes by a butterfly; every
+// lane ends with the same value because each step combines the same two
+// partial results (the kinds are commutative).
+func (e *emitter) warpReduce(op *loom.Op, kind string, v *val, size int) (*val, error) {
+	acc := v
+	for off := size / 2; off >= 1; off /= 2 {
+		s, _ := e.shfl("bfly", acc, fmt.Sprint(off), "0x1f")
+		var err error
+		if acc, err = e.combine(op, kind, acc, s); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
+}
+
+// fullWarps refuses subgroup collectives in a known partial warp.
+func (e *emitter) fullWarps(op *loom.Op) error {
+	if n := e.wgTotal(); n > 0 && n%32 != 0 {
+		return unsupported(op, "workgroup size %d is not a multiple of the subgroup size 32", n)
+	}
+	return nil
+}
+
+func (e *emitter) collectiveValue(op *loom.Op) (*val, error) {
+	if err := need(op, 1); err != nil {
+		return nil, err
+	}
+	v, err := e.get(op.Operands[0])
+	if err != nil {
+		return nil, err
+	}
+	if v.t == nil || !supportedScalar(v.t) {
+		return nil, unsupported(op, "operand of type %s", typeName(v.t))
+	}
+	return v, nil
+}
+
+func (e *emitter) subgroupReduce(op *loom.Op) error {
+	v, err := e.collectiveValue(op)
+	if err != nil {
+		return err
+	}
+	if err := e.fullWarps(op); err != nil {
+		return err
+	}
+	size := 32
+	if a := op.Attr("cluster_size"); a != nil {
+		if a.Value.Kind != loom.LitInt || a.Value.Int < 1 || a.Value.Int > 32 || a.Value.Int&(a.Value.Int-1) != 0 {
+			return unsupported(op, "cluster_size %s", a.Value.Text)
+		}
+		size = int(a.Value.Int)
+	}
+	if a := op.Attr("cluster_stride"); a != nil && !(a.Value.Kind == loom.LitInt && a.Value.Int == 1) {
+		return unsupported(op, "cluster_stride %s", a.Value.Text)
+	}
+	r, err := e.warpReduce(op, op.Param, v, size)
+	if err != nil {
+		return err
+	}
+	return e.define(op, 0, r)
+}
+
+var shflMode = map[string]string{"xor": "bfly", "up": "up", "down": "down", "index": "idx"}
+
+func (e *emitter) subgroupShuffle(op *loom.Op) error {
+	if err := need(op, 3); err != nil {
+		return err
+	}
+	a, err := e.operands(op, 0)
+	if err != nil {
+		return err
+	}
+	mode, ok := shflMode[op.Param]
+	if !ok {
+		return unsupported(op, "shuffle mode %q", op.Param)
+	}
+	if err := e.fullWarps(op); err != nil {
+		return err
+	}
+	if !supportedScalar(a[0].t) || classOf(a[1].t) != cR || classOf(a[2].t) != cR {
+		return unsupported(op, "operand types %s, %s, %s", typeName(a[0].t), typeName(a[1].t), typeName(a[2].t))
+	}
+	// c packs the segment mask (32 − width) << 8 and, except for up,
+	// the clamp lane 31 within the segment.
+	c := e.newReg(cR)
+	e.ins("sub.s32 %s, 32, %s", c, a[2].reg)
+	e.ins("shl.b32 %s, %s, 8", c, c)
+	if mode != "up" {
+		e.ins("or.b32 %s, %s, 31", c, c)
+	}
+	out, p := e.shfl(mode, a[0], a[1].reg, c)
+	if err := e.define(op, 0, out); err != nil {
+		return err
+	}
+	if len(op.Results) > 1 {
+		return e.define(op, 1, &val{t: i1Type, reg: p})
+	}
+	return nil
+}
+
+func (e *emitter) subgroupBroadcast(op *loom.Op, first bool) error {
+	v, err := e.collectiveValue(op)
+	if err != nil {
+		return err
+	}
+	var lane string
+	if first {
+		m := e.newReg(cR)
+		e.ins("activemask.b32 %s", m)
+		e.ins("brev.b32 %s, %s", m, m)
+		e.ins("clz.b32 %s, %s", m, m)
+		lane = m
+	} else {
+		if err := need(op, 2); err != nil {
+			return err
+		}
+		l, err := e.get(op.Operands[1])
+		if err != nil {
+			return err
+		}
+		if classOf(l.t) != cR {
+			return unsupported(op, "lane of type %s", typeName(l.t))
+		}
+		lane = l.reg
+	}
+	out, _ := e.shfl("idx", v, lane, "0x1f")
+	return e.define(op, 0, out)
+}
+
+func (e *emitter) subgroupVote(op *loom.Op, kind string) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	p, err := e.pred(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	if err := e.fullWarps(op); err != nil {
+		return err
+	}
+	if kind == "ballot" {
+		t := resultType(op, 0)
+		if t == nil || t.IsScalar() == false || isFloat(t) {
+			return unsupported(op, "ballot into %s", typeName(t))
+		}
+		r := &val{t: i32Type, reg: e.newReg(cR)}
+		e.ins("vote.sync.ballot.b32 %s, %s, %s", r.reg, p.reg, fullMask)
+		if classOf(t) == cRd {
+			return e.define(op, 0, e.widen64(r, false))
+		}
+		return e.define(op, 0, r)
+	}
+	out := e.newVal(i1Type)
+	e.ins("vote.sync.%s.pred %s, %s, %s", kind, out.reg, p.reg, fullMask)
+	return e.define(op, 0, out)
+}
+
+func (e *emitter) workgroupVote(op *loom.Op, kind string) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	p, err := e.pred(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case "count":
+		t := resultType(op, 0)
+		if t == nil || isFloat(t) || !t.IsScalar() || classOf(t) == cPred {
+			return unsupported(op, "count into %s", typeName(t))
+		}
+		r := &val{t: i32Type, reg: e.newReg(cR)}
+		e.ins("bar.red.popc.u32 %s, 0, %s", r.reg, p.reg)
+		if classOf(t) == cRd {
+			return e.define(op, 0, e.widen64(r, false))
+		}
+		r.t = t
+		return e.define(op, 0, r)
+	case "any", "all":
+		out := e.newVal(i1Type)
+		m := map[string]string{"any": "or", "all": "and"}[kind]
+		e.ins("bar.red.%s.pred %s, 0, %s", m, out.reg, p.reg)
+		return e.define(op, 0, out)
+	}
+	return unsupported(op, "vote %s", kind)
+}
+
+// workgroupReduce combines one value per invocation: a butterfly per warp,
+// the warps' results through shared memory, then every warp reduces those
+// (so no broadcast step is needed). The trailing barrier lets the next
+// collective reuse the scratch. Sizes that are not a multiple of 32 take a
+// serial path in shared memory (same order on every invocation).
+func (e *emitter) workgroupReduce(op *loom.Op) error {
+	v, err := e.collectiveValue(op)
+	if err != nil {
+		return err
+	}
+	n := e.wgTotal()
+	if n == 0 {
+		return unsupported(op, "the workgroup size depends on workload arguments; workgroup collectives need a static size")
+	}
+	kind := op.Param
+	t := v.t
+	if _, err := e.identity(op, kind, t); err != nil {
+		return err
+	}
+	lin := e.linearTid()
+	if n%32 == 0 {
+		r, err := e.warpReduce(op, kind, v, 32)
+		if err != nil {
+			return err
+		}
+		if n == 32 {
+			return e.define(op, 0, r)
+		}
+		nw := n / 32
+		base := e.needScratch(int(8 * nw))
+		lane, warp := e.newReg(cR), e.newReg(cR)
+		e.ins("and.b32 %s, %s, 31", lane, lin.reg)
+		e.ins("shr.u32 %s, %s, 5", warp, lin.reg)
+		lead := e.newReg(cPred)
+		e.ins("setp.eq.u32 %s, %s, 0", lead, lane)
+		skip := e.newLabel("wgred_skip")
+		e.ins("@!%s bra %s", lead, skip)
+		wa := e.newReg(cRd)
+		e.ins("mad.wide.u32 %s, %s, 8, %s", wa, warp, base)
+		e.storeFrom(t, "shared", "", wa, r)
+		e.label(skip)
+		e.ins("bar.sync 0")
+		in := e.newReg(cPred)
+		e.ins("setp.lt.u32 %s, %s, %d", in, lane, nw)
+		x, err := e.identity(op, kind, t)
+		if err != nil {
+			return err
+		}
+		acc := e.phiFrom(x)
+		e.mov(acc, x)
+		la := e.newReg(cRd)
+		e.ins("mad.wide.u32 %s, %s, 8, %s", la, lane, base)
+		skip2 := e.newLabel("wgred_id")
+		e.ins("@!%s bra %s", in, skip2)
+		ld := e.loadInto(t, "shared", "", la)
+		e.mov(acc, ld)
+		e.label(skip2)
+		total, err := e.warpReduce(op, kind, acc, 32)
+		if err != nil {
+			return err
+		}
+		e.ins("bar.sync 0")
+		return e.define(op, 0, total)
+	}
+	base := e.needScratch(int(8 * n))
+	a := e.newReg(cRd)
+	e.ins("mad.wide.u32 %s, %s, 8, %s", a, lin.reg, base)
+	e.storeFrom(t, "shared", "", a, v)
+	e.ins("bar.sync 0")
+	first := e.loadInto(t, "shared", "", base)
+	acc := e.phiFrom(first)
+	e.mov(acc, first)
+	k := e.newReg(cR)
+	e.ins("mov.u32 %s, 1", k)
+	head, end := e.newLabel("wgred"), e.newLabel("wgred_end")
+	done := e.newReg(cPred)
+	e.label(head)
+	e.ins("setp.ge.u32 %s, %s, %d", done, k, n)
+	e.ins("@%s bra %s", done, end)
+	ka := e.newReg(cRd)
+	e.ins("mad.wide.u32 %s, %s, 8, %s", ka, k, base)
+	x := e.loadInto(t, "shared", "", ka)
+	c, err := e.combine(op, kind, acc, x)
+	if err != nil {
+		return err
+	}
+	e.mov(acc, c)
+	e.ins("add.u32 %s, %s, 1", k, k)
+	e.ins("bra.uni %s", head)
+	e.label(end)
+	e.ins("bar.sync 0")
+	return e.define(op, 0, acc)
+}

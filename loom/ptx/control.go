@@ -1,0 +1,609 @@
+package ptx
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// phiFrom makes a fresh value with the structure of src (fresh registers
+// for the scalar or base, and for a view's dims and strides) so several
+// control paths can assign it. Compile-time constants are dropped.
+func (e *emitter) phiFrom(src *val) *val {
+	out := &val{t: src.t, space: src.space, elem: src.elem}
+	if src.t != nil && src.t.IsScalar() {
+		out.reg = e.newReg(classOf(src.t))
+	} else {
+		out.reg = e.newReg(cRd)
+	}
+	for _, d := range src.dims {
+		out.dims = append(out.dims, e.phiFrom(d))
+	}
+	for _, s := range src.strides {
+		out.strides = append(out.strides, e.phiFrom(s))
+	}
+	return out
+}
+
+// assign copies src into a value made by phiFrom.
+func (e *emitter) assign(pos loom.Pos, dst, src *val) error {
+	if dst.space != src.space || len(dst.dims) != len(src.dims) || len(dst.strides) != len(src.strides) {
+		return fmt.Errorf("%s: %w: control paths join values of different shape or memory space (%s, %s)", pos, ErrUnsupported, spaceName(dst), spaceName(src))
+	}
+	if dst.t != nil && dst.t.IsScalar() {
+		if src.t == nil || classOf(src.t) != classOf(dst.t) {
+			return invalid(pos, "joined values have types %s and %s", typeName(dst.t), typeName(src.t))
+		}
+		e.mov(dst, src)
+	} else {
+		e.ins("mov.b64 %s, %s", dst.reg, src.reg)
+	}
+	for i := range dst.dims {
+		if err := e.assign(pos, dst.dims[i], src.dims[i]); err != nil {
+			return err
+		}
+	}
+	for i := range dst.strides {
+		if err := e.assign(pos, dst.strides[i], src.strides[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func spaceName(v *val) string {
+	if v.space == "" {
+		return "register"
+	}
+	return v.space
+}
+
+// joins is a set of values that several control paths assign.
+type joins struct{ vals []*val }
+
+// set assigns the values, creating the joins on first use. Sources are
+// first copied to temporaries so that a yield may permute loop-carried
+// registers (scf.yield %b, %a).
+func (e *emitter) setJoins(pos loom.Pos, j *joins, srcs []*val, parallel bool) error {
+	if j.vals == nil {
+		for _, s := range srcs {
+			j.vals = append(j.vals, e.phiFrom(s))
+		}
+	}
+	if len(srcs) != len(j.vals) {
+		return invalid(pos, "yields %d values; want %d", len(srcs), len(j.vals))
+	}
+	if parallel {
+		tmp := make([]*val, len(srcs))
+		for i, s := range srcs {
+			tmp[i] = e.phiFrom(s)
+			if err := e.assign(pos, tmp[i], s); err != nil {
+				return err
+			}
+		}
+		srcs = tmp
+	}
+	for i, s := range srcs {
+		if err := e.assign(pos, j.vals[i], s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// term lowers the region's ops, handing its terminator (scf.yield or
+// scf.condition) to onTerm.
+func (e *emitter) regionWith(r *loom.Region, terms []string, onTerm func(op *loom.Op, vals []*val) error) error {
+	for _, op := range r.Ops {
+		e.cur = op
+		if slices.Contains(terms, op.Name) {
+			vals, err := e.operands(op, 0)
+			if err != nil {
+				return err
+			}
+			if err := onTerm(op, vals); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := e.op(op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *emitter) control(op *loom.Op, rest string) error {
+	switch rest {
+	case "if":
+		return e.scfIf(op)
+	case "for":
+		return e.scfFor(op)
+	case "while":
+		return e.scfWhile(op)
+	case "select":
+		return e.scfSelect(op)
+	case "switch":
+		return e.scfSwitch(op)
+	case "lookup":
+		return e.scfLookup(op)
+	case "yield", "condition":
+		return invalid(op.Pos, "%s outside of its structured op", op.Name)
+	case "schedule.fence":
+		return nil // a scheduling hint
+	}
+	return unsupported(op, "op is not lowered to PTX")
+}
+
+func (e *emitter) bindJoins(op *loom.Op, j *joins) error {
+	if len(op.Results) > 0 && len(j.vals) != len(op.Results) {
+		return invalid(op.Pos, "%s has %d results but yields %d values", op.Name, len(op.Results), len(j.vals))
+	}
+	for i, r := range op.Results {
+		e.vals[r] = j.vals[i]
+	}
+	return nil
+}
+
+func (e *emitter) pred(o *loom.Operand) (*val, error) {
+	c, err := e.get(o)
+	if err != nil {
+		return nil, err
+	}
+	if c.t == nil || classOf(c.t) != cPred || !c.t.IsScalar() {
+		return nil, invalid(o.Pos, "condition %%%s is %s, not i1", o.Name, typeName(c.t))
+	}
+	return c, nil
+}
+
+func (e *emitter) scfIf(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	c, err := e.pred(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	if len(op.Regions) == 0 {
+		return invalid(op.Pos, "scf.if without a region")
+	}
+	elseL, end := e.newLabel("else"), e.newLabel("endif")
+	j := &joins{}
+	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, false) }
+	e.ins("@!%s bra %s", c.reg, elseL)
+	if err := e.regionWith(op.Regions[0], []string{"scf.yield"}, yield); err != nil {
+		return err
+	}
+	if len(op.Regions) > 1 {
+		e.ins("bra.uni %s", end)
+		e.label(elseL)
+		if err := e.regionWith(op.Regions[1], []string{"scf.yield"}, yield); err != nil {
+			return err
+		}
+		e.label(end)
+	} else {
+		if len(op.Results) > 0 {
+			return invalid(op.Pos, "scf.if with results needs an else region")
+		}
+		e.label(elseL)
+	}
+	return e.bindJoins(op, j)
+}
+
+func (e *emitter) scfFor(op *loom.Op) error {
+	if err := need(op, 3); err != nil {
+		return err
+	}
+	a, err := e.operands(op, 0)
+	if err != nil {
+		return err
+	}
+	if len(op.Regions) == 0 || len(op.Regions[0].Args) == 0 || len(op.Regions[0].Args)+2 > len(a) {
+		return invalid(op.Pos, "scf.for region must take the induction variable and one arg per init")
+	}
+	// Operands after the inits are clause arguments (pipeline(%d)):
+	// scheduling hints that do not change results.
+	lb, ub, step, inits := a[0], a[1], a[2], a[3:3+len(op.Regions[0].Args)-1]
+	t := lb.t
+	if t == nil || (t.Kind != loom.TypeIndex && t.Kind != loom.TypeOffset) {
+		return invalid(op.Pos, "scf.for bounds of type %s", typeName(t))
+	}
+	iv := e.newVal(t)
+	e.mov(iv, lb)
+	j := &joins{}
+	if err := e.setJoins(op.Pos, j, inits, false); err != nil {
+		return err
+	}
+	body := op.Regions[0]
+	e.vals[body.Args[0]] = iv
+	for i, arg := range body.Args[1:] {
+		e.vals[arg] = j.vals[i]
+	}
+	head, end := e.newLabel("for"), e.newLabel("endfor")
+	cmp := "s32"
+	if t.Kind == loom.TypeOffset {
+		cmp = "u64"
+	}
+	done := e.newReg(cPred)
+	e.label(head)
+	e.ins("setp.ge.%s %s, %s, %s", cmp, done, iv.reg, ub.reg)
+	e.ins("@%s bra %s", done, end)
+	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }
+	if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
+		return err
+	}
+	e.ins("add.%s %s, %s, %s", sType(t), iv.reg, iv.reg, step.reg)
+	e.ins("bra.uni %s", head)
+	e.label(end)
+	return e.bindJoins(op, j)
+}
+
+func (e *emitter) scfWhile(op *loom.Op) error {
+	inits, err := e.operands(op, 0)
+	if err != nil {
+		return err
+	}
+	if len(op.Regions) != 2 {
+		return invalid(op.Pos, "scf.while needs a before and a do region")
+	}
+	before, after := op.Regions[0], op.Regions[1]
+	if len(before.Args) != len(inits) {
+		return invalid(op.Pos, "scf.while before region takes %d args, given %d inits", len(before.Args), len(inits))
+	}
+	bj := &joins{}
+	if err := e.setJoins(op.Pos, bj, inits, false); err != nil {
+		return err
+	}
+	for i, arg := range before.Args {
+		e.vals[arg] = bj.vals[i]
+	}
+	head, end := e.newLabel("while"), e.newLabel("endwhile")
+	aj := &joins{}
+	e.label(head)
+	cond := func(c *loom.Op, vals []*val) error {
+		if len(vals) == 0 || vals[0].t == nil || classOf(vals[0].t) != cPred {
+			return invalid(c.Pos, "scf.condition needs an i1 first operand")
+		}
+		if err := e.setJoins(c.Pos, aj, vals[1:], false); err != nil {
+			return err
+		}
+		e.ins("@!%s bra %s", vals[0].reg, end)
+		return nil
+	}
+	if err := e.regionWith(before, []string{"scf.condition"}, cond); err != nil {
+		return err
+	}
+	if aj.vals == nil && len(after.Args) > 0 {
+		return invalid(op.Pos, "scf.while before region has no scf.condition")
+	}
+	for i, arg := range after.Args {
+		if i < len(aj.vals) {
+			e.vals[arg] = aj.vals[i]
+		}
+	}
+	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, bj, vals, true) }
+	if err := e.regionWith(after, []string{"scf.yield"}, yield); err != nil {
+		return err
+	}
+	e.ins("bra.uni %s", head)
+	e.label(end)
+	return e.bindJoins(op, aj)
+}
+
+// sel emits d = c ? a : b for values of any supported shape.
+func (e *emitter) sel(pos loom.Pos, c, a, b *val) (*val, error) {
+	if a.space != b.space || len(a.dims) != len(b.dims) || len(a.strides) != len(b.strides) {
+		return nil, fmt.Errorf("%s: %w: selecting between values of different shape or memory space", pos, ErrUnsupported)
+	}
+	out := &val{t: a.t, space: a.space, elem: a.elem}
+	scalar := a.t != nil && a.t.IsScalar()
+	switch {
+	case scalar && classOf(a.t) == cPred:
+		out.reg = e.newReg(cPred)
+		e.ins("mov.pred %s, %s", out.reg, b.reg)
+		e.ins("@%s mov.pred %s, %s", c.reg, out.reg, a.reg)
+	case scalar:
+		out.reg = e.newReg(classOf(a.t))
+		e.ins("selp.%s %s, %s, %s, %s", movType(classOf(a.t)), out.reg, a.reg, b.reg, c.reg)
+	default:
+		out.reg = e.newReg(cRd)
+		e.ins("selp.b64 %s, %s, %s, %s", out.reg, a.reg, b.reg, c.reg)
+	}
+	for i := range a.dims {
+		d, err := e.sel(pos, c, a.dims[i], b.dims[i])
+		if err != nil {
+			return nil, err
+		}
+		out.dims = append(out.dims, d)
+	}
+	for i := range a.strides {
+		s, err := e.sel(pos, c, a.strides[i], b.strides[i])
+		if err != nil {
+			return nil, err
+		}
+		out.strides = append(out.strides, s)
+	}
+	return out, nil
+}
+
+func (e *emitter) scfSelect(op *loom.Op) error {
+	if err := need(op, 3); err != nil {
+		return err
+	}
+	c, err := e.pred(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	a, err := e.operands(op, 1)
+	if err != nil {
+		return err
+	}
+	out, err := e.sel(op.Pos, c, a[0], a[1])
+	if err != nil {
+		return err
+	}
+	return e.define(op, 0, out)
+}
+
+func (e *emitter) scfSwitch(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	s, err := e.get(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	if s.t == nil || !s.t.IsScalar() || isFloat(s.t) || classOf(s.t) == cPred {
+		return unsupported(op, "selector of type %s", typeName(s.t))
+	}
+	end := e.newLabel("endswitch")
+	j := &joins{}
+	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, false) }
+	hasDefault := false
+	for _, r := range op.Regions {
+		next := e.newLabel("case")
+		if r.Label == "default" {
+			hasDefault = true
+		} else {
+			p := e.newReg(cPred)
+			e.ins("setp.ne.%s %s, %s, %d", bType(s.t), p, s.reg, r.Case)
+			e.ins("@%s bra %s", p, next)
+		}
+		if err := e.regionWith(r, []string{"scf.yield"}, yield); err != nil {
+			return err
+		}
+		e.ins("bra.uni %s", end)
+		e.label(next)
+	}
+	if !hasDefault && len(op.Results) > 0 {
+		return invalid(op.Pos, "scf.switch with results needs a default region")
+	}
+	e.label(end)
+	return e.bindJoins(op, j)
+}
+
+func (e *emitter) scfLookup(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	s, err := e.get(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	if s.t == nil || !s.t.IsScalar() || isFloat(s.t) || classOf(s.t) == cPred {
+		return unsupported(op, "selector of type %s", typeName(s.t))
+	}
+	var def *loom.LookupCase
+	for _, c := range op.Cases {
+		if c.Default {
+			def = c
+		}
+	}
+	if def == nil {
+		return invalid(op.Pos, "scf.lookup without a default row")
+	}
+	cur := make([]*val, len(def.Values))
+	for i, o := range def.Values {
+		if cur[i], err = e.get(o); err != nil {
+			return err
+		}
+	}
+	for _, c := range op.Cases {
+		if c.Default {
+			continue
+		}
+		if len(c.Values) != len(cur) {
+			return invalid(c.Pos, "scf.lookup row has %d values; want %d", len(c.Values), len(cur))
+		}
+		p := &val{t: i1Type, reg: e.newReg(cPred)}
+		e.ins("setp.eq.%s %s, %s, %d", bType(s.t), p.reg, s.reg, c.Key)
+		for i, o := range c.Values {
+			v, err := e.get(o)
+			if err != nil {
+				return err
+			}
+			if cur[i], err = e.sel(c.Pos, p, v, cur[i]); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range op.Results {
+		if i < len(cur) {
+			e.vals[op.Results[i]] = cur[i]
+		}
+	}
+	return nil
+}
+
+// call inlines func.call, template.apply, func.apply and template.call.
+func (e *emitter) call(op *loom.Op, rest string) error {
+	var f *loom.Func
+	switch {
+	case op.Name == "func.call" || op.Name == "template.call":
+		f = e.prog.Func(op.Symbol)
+		if f == nil {
+			return invalid(op.Pos, "%s: no function @%s", op.Name, op.Symbol)
+		}
+	case op.Name == "template.apply" || op.Name == "func.apply":
+		var err error
+		if f, err = e.provider(op); err != nil {
+			return err
+		}
+	case rest == "return":
+		return e.funcReturn(op)
+	default:
+		return unsupported(op, "op is not lowered to PTX")
+	}
+	if f.Body == nil {
+		return unsupported(op, "@%s is only declared; inlining needs its body", f.Symbol)
+	}
+	if slices.Contains(e.calls, f.Symbol) || len(e.calls) > 64 {
+		return unsupported(op, "recursion through @%s (%s) cannot be inlined", f.Symbol, strings.Join(e.calls, " → "))
+	}
+	args, err := e.operands(op, 0)
+	if err != nil {
+		return err
+	}
+	params := f.Body.Args
+	if len(params) == 0 {
+		params = f.Params
+	}
+	if len(params) != len(args) {
+		return invalid(op.Pos, "@%s takes %d arguments, given %d", f.Symbol, len(params), len(args))
+	}
+	for i, p := range params {
+		e.vals[p] = args[i]
+		if i < len(f.Params) {
+			e.vals[f.Params[i]] = args[i]
+		}
+	}
+	outer := e.frame
+	fr := &inlineFrame{done: e.newLabel("ret_" + entryName(f.Symbol))}
+	e.frame = fr
+	e.calls = append(e.calls, f.Symbol)
+	err = e.region(f.Body)
+	e.calls = e.calls[:len(e.calls)-1]
+	e.frame = outer
+	e.cur = op
+	if err != nil {
+		return err
+	}
+	e.label(fr.done)
+	if len(op.Results) > len(fr.results) {
+		return invalid(op.Pos, "@%s returns %d values; the call expects %d", f.Symbol, len(fr.results), len(op.Results))
+	}
+	for i, r := range op.Results {
+		e.vals[r] = fr.results[i]
+	}
+	return nil
+}
+
+func (e *emitter) funcReturn(op *loom.Op) error {
+	if e.frame == nil {
+		return invalid(op.Pos, "%s outside of a function", op.Name)
+	}
+	vals, err := e.operands(op, 0)
+	if err != nil {
+		return err
+	}
+	j := &joins{vals: e.frame.results}
+	if err := e.setJoins(op.Pos, j, vals, false); err != nil {
+		return err
+	}
+	e.frame.results = j.vals
+	e.ins("bra.uni %s", e.frame.done)
+	return nil
+}
+
+// provider picks the template provider for an apply: the only one, or the
+// highest-priority one whose where clause holds on compile-time constants.
+func (e *emitter) provider(op *loom.Op) (*loom.Func, error) {
+	fam := strings.TrimPrefix(op.Param, "@")
+	cands := e.prog.Providers(fam)
+	if len(cands) == 0 {
+		return nil, unsupported(op, "no visible provider of %s", fam)
+	}
+	if len(cands) == 1 {
+		return cands[0], nil
+	}
+	args, err := e.operands(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	var best *loom.Func
+	tie := false
+	for _, f := range cands {
+		if !e.whereHolds(f, args) {
+			continue
+		}
+		switch {
+		case best == nil || f.Priority > best.Priority:
+			best, tie = f, false
+		case f.Priority == best.Priority:
+			tie = true
+		}
+	}
+	if best == nil {
+		return nil, unsupported(op, "none of the %d providers of %s is known to apply", len(cands), fam)
+	}
+	if tie {
+		return nil, unsupported(op, "providers of %s tie at priority %d", fam, best.Priority)
+	}
+	return best, nil
+}
+
+// whereHolds evaluates a provider's where clause on constant arguments; a
+// clause it cannot decide does not hold.
+func (e *emitter) whereHolds(f *loom.Func, args []*val) bool {
+	params := f.Params
+	if f.Body != nil && len(f.Body.Args) > 0 {
+		params = f.Body.Args
+	}
+	value := func(o *loom.Operand) (int64, bool) {
+		if o.Lit != nil {
+			return o.Lit.Int, o.Lit.Kind == loom.LitInt
+		}
+		for i, p := range params {
+			if p.Name == o.Name && i < len(args) && args[i].known {
+				return args[i].ci, true
+			}
+		}
+		return 0, false
+	}
+	for _, p := range f.Where {
+		v := make([]int64, len(p.Args))
+		for i, a := range p.Args {
+			x, ok := value(a)
+			if !ok {
+				return false
+			}
+			v[i] = x
+		}
+		if !predHolds(p.Name, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func predHolds(name string, v []int64) bool {
+	switch {
+	case name == "range" && len(v) == 3:
+		return v[1] <= v[0] && v[0] <= v[2]
+	case name == "mul" && len(v) == 2:
+		return v[1] != 0 && v[0]%v[1] == 0
+	case name == "pow2" && len(v) == 1:
+		return v[0] > 0 && v[0]&(v[0]-1) == 0
+	case name == "lt" && len(v) == 2:
+		return v[0] < v[1]
+	case name == "le" && len(v) == 2:
+		return v[0] <= v[1]
+	case name == "eq" && len(v) == 2:
+		return v[0] == v[1]
+	case name == "ne" && len(v) == 2:
+		return v[0] != v[1]
+	}
+	return false
+}

@@ -1,0 +1,374 @@
+package ptx
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// val is what an SSA value lowers to: a scalar in one register, a buffer
+// (base address and state space) or a view (base, element type, dims and
+// element strides per axis).
+type val struct {
+	t   *loom.Type
+	reg string // scalar register, or the base address of a buffer/view
+	// known marks an integer (index, offset, iN) whose value is a
+	// compile-time constant, in ci.
+	known bool
+	ci    int64
+	// space is the state space of a buffer or view: global, shared or local.
+	space   string
+	elem    *loom.Type
+	dims    []*val
+	strides []*val // element strides per axis (index values)
+}
+
+// emitter lowers one kernel.
+type emitter struct {
+	prog *loom.Program
+	k    *loom.Kernel
+	cfg  map[string]loom.Const
+	sm   int
+
+	body   strings.Builder
+	nreg   [numClasses]int
+	vals   map[*loom.Value]*val
+	labels int
+	// statics are the .shared/.local array declarations of the entry.
+	statics    []string
+	sharedSize int
+	// wg is the static workgroup size, when the launch config gives one.
+	wg      [3]int64
+	wgKnown bool
+	// calls is the inline stack, to refuse recursion.
+	calls []string
+	// frame is the innermost inlined call, receiving func.return values.
+	frame *inlineFrame
+	cur   *loom.Op
+	// scratchBytes is the size of the collectives' shared scratch.
+	scratchBytes int
+}
+
+// inlineFrame collects the results of an inlined call.
+type inlineFrame struct {
+	results []*val
+	types   []*loom.Type
+	done    string // label after the inlined body
+}
+
+func newEmitter(p *loom.Program, k *loom.Kernel, cfg map[string]loom.Const, sm int) *emitter {
+	return &emitter{prog: p, k: k, cfg: cfg, sm: sm, vals: map[*loom.Value]*val{}}
+}
+
+func (e *emitter) curPos() loom.Pos {
+	if e.cur != nil {
+		return e.cur.Pos
+	}
+	if e.k.Op != nil {
+		return e.k.Op.Pos
+	}
+	return loom.Pos{}
+}
+
+func (e *emitter) curName() string {
+	if e.cur != nil {
+		return e.cur.Name
+	}
+	return "kernel @" + e.k.Symbol
+}
+
+// ins appends one instruction line.
+func (e *emitter) ins(format string, args ...any) {
+	e.body.WriteByte('\t')
+	fmt.Fprintf(&e.body, format, args...)
+	e.body.WriteString(";\n")
+}
+
+// label places a label.
+func (e *emitter) label(l string) { e.body.WriteString(l + ":\n") }
+
+// newLabel returns a fresh label with a readable stem.
+func (e *emitter) newLabel(stem string) string {
+	e.labels++
+	return fmt.Sprintf("$L_%s_%d", stem, e.labels)
+}
+
+// newReg returns a fresh virtual register of class c.
+func (e *emitter) newReg(c class) string {
+	n := e.nreg[c]
+	e.nreg[c]++
+	return fmt.Sprintf("%s%d", classPrefix[c], n)
+}
+
+// newVal returns a fresh scalar value of type t.
+func (e *emitter) newVal(t *loom.Type) *val { return &val{t: t, reg: e.newReg(classOf(t))} }
+
+// entryName makes an export name a PTX identifier.
+func entryName(export string) string {
+	var b strings.Builder
+	for i, r := range export {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_', r == '$':
+			b.WriteRune(r)
+		case r >= '0' && r <= '9' && i > 0:
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+func (e *emitter) compile() (*Kernel, error) {
+	k := e.k
+	if k.Body == nil {
+		return nil, invalid(k.Op.Pos, "kernel @%s has no body", k.Symbol)
+	}
+	e.staticWorkgroupSize()
+	out := &Kernel{Entry: entryName(k.Export)}
+	var params []string
+	launch := k.Launch
+	if len(k.Body.Args) == len(launch) {
+		launch = k.Body.Args
+	}
+	for i, p := range launch {
+		if p.Type == nil {
+			return nil, invalid(p.Pos, "launch parameter %%%s has no type", p.Name)
+		}
+		pname := fmt.Sprintf("%s_param_%d", out.Entry, i)
+		var v *val
+		switch p.Type.Kind {
+		case loom.TypeBuffer, loom.TypeView:
+			params = append(params, ".param .u64 "+pname)
+			out.Params = append(out.Params, Param{Name: p.Name, Size: 8, Align: 8, Buffer: true})
+			raw := e.newReg(cRd)
+			e.ins("ld.param.u64 %s, [%s]", raw, pname)
+			v = &val{t: p.Type, reg: e.newReg(cRd), space: "global"}
+			e.ins("cvta.to.global.u64 %s, %s", v.reg, raw)
+		default:
+			if !p.Type.IsScalar() {
+				return nil, fmt.Errorf("%s: %w: launch parameter %%%s of type %s", p.Pos, ErrUnsupported, p.Name, p.Type)
+			}
+			size := carrierBytes(p.Type)
+			ptype := paramType(p.Type)
+			params = append(params, fmt.Sprintf(".param .%s %s", ptype, pname))
+			out.Params = append(out.Params, Param{Name: p.Name, Size: size, Align: size})
+			v = e.newVal(p.Type)
+			if classOf(p.Type) == cPred {
+				t := e.newReg(cR)
+				e.ins("ld.param.u8 %s, [%s]", t, pname)
+				e.ins("setp.ne.b32 %s, %s, 0", v.reg, t)
+			} else {
+				e.ins("ld.param.%s %s, [%s]", ldType(p.Type), v.reg, pname)
+			}
+		}
+		e.vals[p] = v
+		if i < len(k.Launch) {
+			e.vals[k.Launch[i]] = v
+		}
+	}
+	// View parameters take their dims from the types, which may name
+	// other parameters: bind them once every parameter has a register.
+	for _, p := range launch {
+		if p.Type.Kind == loom.TypeView {
+			v := e.vals[p]
+			if err := e.shapeView(v, p.Type, p.Pos); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := e.region(k.Body); err != nil {
+		return nil, err
+	}
+	e.ins("ret")
+	if e.scratchBytes > 0 {
+		e.statics = append(e.statics, fmt.Sprintf(".shared .align 8 .b8 %s[%d]", collScratch, e.scratchBytes))
+		e.sharedSize = (e.sharedSize+7)/8*8 + e.scratchBytes
+	}
+	out.WorkgroupStorageBytes = e.sharedSize
+	if e.wgKnown {
+		out.WorkgroupSize = e.wg
+	}
+	out.PTX = e.module(out.Entry, params)
+	return out, nil
+}
+
+// staticWorkgroupSize evaluates the launch config's workgroup size when it
+// depends on no workload argument; collectives size their scratch by it.
+func (e *emitter) staticWorkgroupSize() {
+	l, err := e.prog.LaunchExprs(e.k)
+	if err != nil {
+		return
+	}
+	env := &loom.Env{Config: e.cfg, Target: loom.TargetGPU}
+	for ax := 0; ax < 3; ax++ {
+		c, err := l.WorkgroupSize[ax].Eval(env)
+		if err != nil || c.Int <= 0 {
+			return
+		}
+		e.wg[ax] = c.Int
+	}
+	e.wgKnown = true
+}
+
+// module assembles the PTX text.
+func (e *emitter) module(entry string, params []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "//\n// Generated by loomgen loom/ptx from kernel @%s (export %q).\n//\n\n", e.k.Symbol, e.k.Export)
+	fmt.Fprintf(&b, ".version 8.0\n.target sm_%d\n.address_size 64\n\n", e.sm)
+	fmt.Fprintf(&b, ".visible .entry %s(", entry)
+	for i, p := range params {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n\t" + p)
+	}
+	b.WriteString("\n)\n")
+	if e.wgKnown {
+		fmt.Fprintf(&b, ".reqntid %d, %d, %d\n", e.wg[0], e.wg[1], e.wg[2])
+	}
+	b.WriteString("{\n")
+	for c := class(0); c < numClasses; c++ {
+		if e.nreg[c] > 0 {
+			fmt.Fprintf(&b, "\t.reg .%s %s<%d>;\n", classDecl[c], classPrefix[c], e.nreg[c])
+		}
+	}
+	statics := append([]string(nil), e.statics...)
+	sort.Strings(statics)
+	for _, s := range statics {
+		b.WriteString("\t" + s + ";\n")
+	}
+	b.WriteString("\n")
+	b.WriteString(e.body.String())
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// region lowers the ops of a region in order.
+func (e *emitter) region(r *loom.Region) error {
+	for _, op := range r.Ops {
+		e.cur = op
+		if err := e.op(op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// get returns the lowering of an operand.
+func (e *emitter) get(o *loom.Operand) (*val, error) {
+	if o == nil {
+		return nil, invalid(e.curPos(), "missing operand")
+	}
+	if o.Lit != nil {
+		if o.Lit.Kind != loom.LitInt {
+			return nil, invalid(o.Pos, "literal operand %s is not an integer", o.Lit.Text)
+		}
+		return e.constInt(indexType, o.Lit.Int), nil
+	}
+	if o.Value == nil {
+		return nil, invalid(o.Pos, "%%%s is not defined", o.Name)
+	}
+	v, ok := e.vals[o.Value]
+	if !ok {
+		return nil, invalid(o.Pos, "%%%s has no lowering here (defined at %s)", o.Name, o.Value.Pos)
+	}
+	return v, nil
+}
+
+// operands returns the lowerings of ops's operands from index from on.
+func (e *emitter) operands(op *loom.Op, from int) ([]*val, error) {
+	var out []*val
+	for _, o := range op.Operands[from:] {
+		v, err := e.get(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// need checks the operand count of op.
+func need(op *loom.Op, n int) error {
+	if len(op.Operands) < n {
+		return invalid(op.Pos, "%s takes %d operands, has %d", op.Name, n, len(op.Operands))
+	}
+	return nil
+}
+
+// define binds result i of op.
+func (e *emitter) define(op *loom.Op, i int, v *val) error {
+	if i >= len(op.Results) {
+		if i == 0 && len(op.Results) == 0 {
+			return nil // a result-less use of a value op is harmless
+		}
+		return invalid(op.Pos, "%s has no result %d", op.Name, i)
+	}
+	e.vals[op.Results[i]] = v
+	return nil
+}
+
+// resultType is the type of result i of op.
+func resultType(op *loom.Op, i int) *loom.Type {
+	if i < len(op.Results) && op.Results[i].Type != nil {
+		return op.Results[i].Type
+	}
+	if i < len(op.ResultTypes) {
+		return op.ResultTypes[i]
+	}
+	if len(op.Types) > 0 {
+		return op.Types[len(op.Types)-1]
+	}
+	return nil
+}
+
+// op lowers one operation.
+func (e *emitter) op(op *loom.Op) error {
+	if op.Opaque {
+		return unsupported(op, "op is not lowered to PTX")
+	}
+	dialect, rest, _ := strings.Cut(op.Name, ".")
+	switch dialect {
+	case "index", "scalar":
+		return e.arith(op, rest)
+	case "config":
+		if rest == "get" {
+			return e.configGet(op)
+		}
+	case "target":
+		if rest == "subgroup.size" {
+			return e.define(op, 0, e.constInt(resultType(op, 0), 32))
+		}
+	case "scf":
+		return e.control(op, rest)
+	case "func", "template":
+		return e.call(op, rest)
+	case "kernel":
+		return e.kernelOp(op, rest)
+	case "buffer", "view":
+		return e.memory(op, rest)
+	}
+	return unsupported(op, "op is not lowered to PTX")
+}
+
+// configGet folds a config value into a constant.
+func (e *emitter) configGet(op *loom.Op) error {
+	t := resultType(op, 0)
+	c, ok := e.cfg[op.Symbol]
+	if !ok {
+		return invalid(op.Pos, "config.get @%s: no value supplied (Options.Config or config.def)", op.Symbol)
+	}
+	if t == nil || !t.IsScalar() {
+		return unsupported(op, "config value of type %s", t)
+	}
+	if t.Kind == loom.TypeFloat {
+		return e.define(op, 0, e.constFloat(t, c.Float))
+	}
+	return e.define(op, 0, e.constInt(t, c.Int))
+}

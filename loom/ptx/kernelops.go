@@ -1,0 +1,152 @@
+package ptx
+
+import (
+	"github.com/loomgen/loomgen/loom"
+)
+
+// axis maps <x|y|z> to a PTX special-register suffix.
+func axis(op *loom.Op) (string, error) {
+	switch op.Param {
+	case "x", "y", "z":
+		return op.Param, nil
+	case "":
+		return "x", nil
+	}
+	return "", unsupported(op, "axis %q", op.Param)
+}
+
+// special reads a special register (%tid.x, …) into a fresh index value.
+func (e *emitter) special(name string) *val {
+	out := e.newVal(indexType)
+	e.ins("mov.u32 %s, %s", out.reg, name)
+	return out
+}
+
+// linearTid is the work-item's linear id within the workgroup; warps are
+// formed from it, so it also orders subgroups.
+func (e *emitter) linearTid() *val {
+	tx := e.special("%tid.x")
+	if e.wgKnown && e.wg[1] == 1 && e.wg[2] == 1 {
+		return tx
+	}
+	ty, tz := e.special("%tid.y"), e.special("%tid.z")
+	nx, ny := e.special("%ntid.x"), e.special("%ntid.y")
+	out := e.newVal(indexType)
+	e.ins("mad.lo.s32 %s, %s, %s, %s", out.reg, tz.reg, ny.reg, ty.reg)
+	e.ins("mad.lo.s32 %s, %s, %s, %s", out.reg, out.reg, nx.reg, tx.reg)
+	return out
+}
+
+// wgTotal is the static number of invocations per workgroup, or 0.
+func (e *emitter) wgTotal() int64 {
+	if !e.wgKnown {
+		return 0
+	}
+	return e.wg[0] * e.wg[1] * e.wg[2]
+}
+
+func (e *emitter) kernelOp(op *loom.Op, rest string) error {
+	switch rest {
+	case "workitem.id", "workgroup.id", "workgroup.size", "workgroup.count":
+		ax, err := axis(op)
+		if err != nil {
+			return err
+		}
+		reg := map[string]string{"workitem.id": "%tid", "workgroup.id": "%ctaid", "workgroup.size": "%ntid", "workgroup.count": "%nctaid"}[rest]
+		if rest == "workgroup.size" && e.wgKnown {
+			i := map[string]int{"x": 0, "y": 1, "z": 2}[ax]
+			return e.define(op, 0, e.constInt(indexType, e.wg[i]))
+		}
+		return e.define(op, 0, e.special(reg+"."+ax))
+	case "workitem.dispatch.id":
+		ax, err := axis(op)
+		if err != nil {
+			return err
+		}
+		c, n, t := e.special("%ctaid."+ax), e.special("%ntid."+ax), e.special("%tid."+ax)
+		out := e.newVal(indexType)
+		e.ins("mad.lo.s32 %s, %s, %s, %s", out.reg, c.reg, n.reg, t.reg)
+		return e.define(op, 0, out)
+	case "subgroup.lane.id":
+		return e.define(op, 0, e.special("%laneid"))
+	case "subgroup.size":
+		return e.define(op, 0, e.constInt(indexType, 32))
+	case "subgroup.id":
+		l := e.linearTid()
+		out := e.newVal(indexType)
+		e.ins("shr.u32 %s, %s, 5", out.reg, l.reg)
+		return e.define(op, 0, out)
+	case "subgroup.count":
+		if n := e.wgTotal(); n > 0 {
+			return e.define(op, 0, e.constInt(indexType, (n+31)/32))
+		}
+		x, y, z := e.special("%ntid.x"), e.special("%ntid.y"), e.special("%ntid.z")
+		out := e.newVal(indexType)
+		e.ins("mul.lo.s32 %s, %s, %s", out.reg, x.reg, y.reg)
+		e.ins("mul.lo.s32 %s, %s, %s", out.reg, out.reg, z.reg)
+		e.ins("add.s32 %s, %s, 31", out.reg, out.reg)
+		e.ins("shr.u32 %s, %s, 5", out.reg, out.reg)
+		return e.define(op, 0, out)
+	case "barrier":
+		switch op.Param {
+		case "workgroup", "":
+			e.ins("bar.sync 0")
+		case "global":
+			e.ins("fence.acq_rel.gpu")
+			e.ins("bar.sync 0")
+		default:
+			return unsupported(op, "barrier on %q", op.Param)
+		}
+		return nil
+	case "return":
+		if e.frame != nil {
+			return unsupported(op, "kernel.return inside an inlined function")
+		}
+		e.ins("ret")
+		return nil
+	case "exit":
+		if err := need(op, 1); err != nil {
+			return err
+		}
+		c, err := e.pred(op.Operands[0])
+		if err != nil {
+			return err
+		}
+		skip := e.newLabel("noexit")
+		e.ins("@!%s bra %s", c.reg, skip)
+		for _, r := range op.Regions {
+			if err := e.region(r); err != nil {
+				return err
+			}
+		}
+		e.cur = op
+		e.ins("ret")
+		e.label(skip)
+		return nil
+	case "assert":
+		if err := need(op, 1); err != nil {
+			return err
+		}
+		c, err := e.pred(op.Operands[0])
+		if err != nil {
+			return err
+		}
+		// The device has no message channel: a failed assert traps, which
+		// the runtime reports as a launch failure.
+		e.ins("@!%s trap", c.reg)
+		return nil
+	case "subgroup.reduce":
+		return e.subgroupReduce(op)
+	case "subgroup.shuffle":
+		return e.subgroupShuffle(op)
+	case "subgroup.broadcast", "subgroup.broadcast.first":
+		return e.subgroupBroadcast(op, rest == "subgroup.broadcast.first")
+	case "subgroup.vote.any", "subgroup.vote.all", "subgroup.vote.ballot":
+		return e.subgroupVote(op, rest[len("subgroup.vote."):])
+	case "workgroup.reduce":
+		return e.workgroupReduce(op)
+	case "workgroup.vote.any", "workgroup.vote.all", "workgroup.vote.count":
+		return e.workgroupVote(op, rest[len("workgroup.vote."):])
+	}
+	return unsupported(op, "op is not lowered to PTX")
+}

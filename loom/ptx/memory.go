@@ -1,0 +1,468 @@
+package ptx
+
+import (
+	"fmt"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+func (e *emitter) memory(op *loom.Op, rest string) error {
+	switch op.Name {
+	case "buffer.view":
+		return e.bufferView(op)
+	case "buffer.alloca":
+		return e.alloca(op)
+	case "buffer.assume.noalias", "buffer.assume.alignment", "buffer.assume.memory_space", "buffer.assume.same_root":
+		for i, r := range op.Results {
+			if i < len(op.Operands) {
+				v, err := e.get(op.Operands[i])
+				if err != nil {
+					return err
+				}
+				e.vals[r] = v
+			}
+		}
+		return nil
+	case "view.subview":
+		return e.subview(op)
+	case "view.refine":
+		if err := need(op, 1); err != nil {
+			return err
+		}
+		v, err := e.view(op.Operands[0])
+		if err != nil {
+			return err
+		}
+		out := &val{t: resultType(op, 0), reg: v.reg, space: v.space, elem: v.elem, strides: v.strides}
+		if err := e.dimsOf(out, out.t, op.Pos); err != nil {
+			return err
+		}
+		if len(out.dims) != len(v.strides) {
+			return unsupported(op, "refining to a different rank")
+		}
+		return e.define(op, 0, out)
+	case "view.load":
+		return e.load(op)
+	case "view.store":
+		return e.store(op)
+	case "view.atomic.rmw", "view.atomic.reduce", "view.atomic.cmpxchg", "view.atomic.load", "view.atomic.store":
+		return e.atomic(op, rest[len("atomic."):])
+	}
+	return unsupported(op, "op is not lowered to PTX")
+}
+
+// view returns an operand that must be a view.
+func (e *emitter) view(o *loom.Operand) (*val, error) {
+	v, err := e.get(o)
+	if err != nil {
+		return nil, err
+	}
+	if v.elem == nil || v.strides == nil {
+		return nil, invalid(o.Pos, "%%%s is not a view", o.Name)
+	}
+	return v, nil
+}
+
+// dimsOf binds the dims of a view type, static or named by SSA values.
+func (e *emitter) dimsOf(v *val, t *loom.Type, pos loom.Pos) error {
+	if t == nil || t.Kind != loom.TypeView || t.Elem == nil {
+		return invalid(pos, "expected a view type, have %s", typeName(t))
+	}
+	if t.Layout != "" && t.Layout != "#dense" {
+		return fmt.Errorf("%s: %w: view layout %s (only dense row-major views are lowered)", pos, ErrUnsupported, t.Layout)
+	}
+	if !supportedScalar(t.Elem) {
+		return fmt.Errorf("%s: %w: view element type %s", pos, ErrUnsupported, t.Elem)
+	}
+	v.elem = t.Elem
+	v.dims = nil
+	for _, d := range t.Dims {
+		if d.Value == nil {
+			v.dims = append(v.dims, e.constInt(indexType, d.Size))
+			continue
+		}
+		dv, err := e.get(d.Value)
+		if err != nil {
+			return err
+		}
+		if dv.t == nil || classOf(dv.t) != cR {
+			return fmt.Errorf("%s: %w: view dimension %%%s of type %s", pos, ErrUnsupported, d.Value.Name, typeName(dv.t))
+		}
+		v.dims = append(v.dims, dv)
+	}
+	return nil
+}
+
+// shapeView sets dims and dense row-major element strides from type t.
+func (e *emitter) shapeView(v *val, t *loom.Type, pos loom.Pos) error {
+	if err := e.dimsOf(v, t, pos); err != nil {
+		return err
+	}
+	n := len(v.dims)
+	v.strides = make([]*val, n)
+	if n == 0 {
+		return nil
+	}
+	v.strides[n-1] = e.constInt(indexType, 1)
+	for k := n - 2; k >= 0; k-- {
+		next, d := v.strides[k+1], v.dims[k+1]
+		if next.known && d.known {
+			v.strides[k] = e.constInt(indexType, next.ci*d.ci)
+			continue
+		}
+		s := e.newVal(indexType)
+		e.ins("mul.lo.s32 %s, %s, %s", s.reg, next.reg, d.reg)
+		v.strides[k] = s
+	}
+	return nil
+}
+
+func (e *emitter) bufferView(op *loom.Op) error {
+	if err := need(op, 2); err != nil {
+		return err
+	}
+	a, err := e.operands(op, 0)
+	if err != nil {
+		return err
+	}
+	b, off := a[0], a[1]
+	if b.space == "" {
+		return invalid(op.Pos, "buffer.view of a non-buffer value")
+	}
+	if off.t == nil || classOf(off.t) != cRd {
+		return invalid(op.Pos, "buffer.view offset must be an offset, have %s", typeName(off.t))
+	}
+	out := &val{t: resultType(op, 0), space: b.space, reg: b.reg}
+	if !(off.known && off.ci == 0) {
+		out.reg = e.newReg(cRd)
+		e.ins("add.s64 %s, %s, %s", out.reg, b.reg, off.reg)
+	}
+	if err := e.shapeView(out, out.t, op.Pos); err != nil {
+		return err
+	}
+	return e.define(op, 0, out)
+}
+
+func (e *emitter) alloca(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	n, err := e.get(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	if !n.known || n.ci < 0 {
+		return unsupported(op, "size %%%s is not a compile-time constant", op.Operands[0].Name)
+	}
+	align := int64(16)
+	if a := op.Attr("align"); a != nil && a.Value.Kind == loom.LitInt && a.Value.Int > 0 {
+		align = a.Value.Int
+	}
+	size := max(n.ci, 1)
+	var space, prefix string
+	switch op.Param {
+	case "workgroup":
+		space, prefix = "shared", "__loom_smem"
+		e.sharedSize = int((int64(e.sharedSize)+align-1)/align*align + size)
+	case "private":
+		space, prefix = "local", "__loom_local"
+	default:
+		return unsupported(op, "alloca in memory space %q", op.Param)
+	}
+	name := fmt.Sprintf("%s_%d", prefix, len(e.statics))
+	e.statics = append(e.statics, fmt.Sprintf(".%s .align %d .b8 %s[%d]", space, align, name, size))
+	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: space}
+	e.ins("mov.u64 %s, %s", out.reg, name)
+	return e.define(op, 0, out)
+}
+
+// address computes base + Σ idx_k·stride_k·size in 64 bits: each index
+// (a 32-bit index) is widened by mad.wide/mul.wide, so the sum does not
+// wrap even when the element offset exceeds 2^31.
+func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
+	if len(idx) != len(v.strides) {
+		return "", invalid(op.Pos, "%s: %d indices for a rank-%d view", op.Name, len(idx), len(v.strides))
+	}
+	size := int64(carrierBytes(v.elem))
+	acc := v.reg
+	for k, i := range idx {
+		if i.t == nil || classOf(i.t) != cR {
+			return "", invalid(op.Pos, "%s: index %d has type %s, want index", op.Name, k, typeName(i.t))
+		}
+		s := v.strides[k]
+		n := e.newReg(cRd)
+		if s.known && s.ci*size <= 1<<30 {
+			e.ins("mad.wide.s32 %s, %s, %d, %s", n, i.reg, s.ci*size, acc)
+		} else {
+			t := e.newReg(cRd)
+			e.ins("mul.wide.s32 %s, %s, %s", t, i.reg, s.reg)
+			e.ins("mad.lo.s64 %s, %s, %d, %s", n, t, size, acc)
+		}
+		acc = n
+	}
+	return acc, nil
+}
+
+func (e *emitter) subview(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	v, err := e.view(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	offs, err := e.operands(op, 1)
+	if err != nil {
+		return err
+	}
+	base, err := e.address(op, v, offs)
+	if err != nil {
+		return err
+	}
+	out := &val{t: resultType(op, 0), reg: base, space: v.space, strides: v.strides}
+	if err := e.dimsOf(out, out.t, op.Pos); err != nil {
+		return err
+	}
+	if len(out.dims) != len(v.strides) {
+		return unsupported(op, "rank-changing subview (%d to %d axes)", len(v.strides), len(out.dims))
+	}
+	if !sameKind(out.elem, v.elem) {
+		return unsupported(op, "subview changing the element type from %s to %s", v.elem, out.elem)
+	}
+	return e.define(op, 0, out)
+}
+
+// loadInto loads one element of type t at addr into a fresh value.
+func (e *emitter) loadInto(t *loom.Type, space, qual, addr string) *val {
+	out := e.newVal(t)
+	if classOf(t) == cPred {
+		r := e.newReg(cR)
+		e.ins("ld%s.%s.u8 %s, [%s]", qual, space, r, addr)
+		e.ins("setp.ne.b32 %s, %s, 0", out.reg, r)
+		return out
+	}
+	e.ins("ld%s.%s.%s %s, [%s]", qual, space, ldType(t), out.reg, addr)
+	return out
+}
+
+// storeFrom stores x of type t at addr.
+func (e *emitter) storeFrom(t *loom.Type, space, qual, addr string, x *val) {
+	if classOf(t) == cPred {
+		r := e.newReg(cR)
+		e.ins("selp.u32 %s, 1, 0, %s", r, x.reg)
+		e.ins("st%s.%s.u8 [%s], %s", qual, space, addr, r)
+		return
+	}
+	e.ins("st%s.%s.%s [%s], %s", qual, space, stType(t), addr, x.reg)
+}
+
+func (e *emitter) load(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	v, err := e.view(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	idx, err := e.operands(op, 1)
+	if err != nil {
+		return err
+	}
+	addr, err := e.address(op, v, idx)
+	if err != nil {
+		return err
+	}
+	qual := ""
+	if op.Param == "volatile" || op.HasWord("volatile") {
+		qual = ".volatile"
+	}
+	return e.define(op, 0, e.loadInto(v.elem, v.space, qual, addr))
+}
+
+func (e *emitter) store(op *loom.Op) error {
+	if err := need(op, 2); err != nil {
+		return err
+	}
+	x, err := e.get(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	v, err := e.view(op.Operands[1])
+	if err != nil {
+		return err
+	}
+	idx, err := e.operands(op, 2)
+	if err != nil {
+		return err
+	}
+	if x.t == nil || classOf(x.t) != classOf(v.elem) {
+		return invalid(op.Pos, "storing %s into a view of %s", typeName(x.t), v.elem)
+	}
+	addr, err := e.address(op, v, idx)
+	if err != nil {
+		return err
+	}
+	qual := ""
+	if op.Param == "volatile" || op.HasWord("volatile") {
+		qual = ".volatile"
+	}
+	e.storeFrom(v.elem, v.space, qual, addr, x)
+	return nil
+}
+
+// attrWord reads an enum attribute such as ordering = acq_rel.
+func attrWord(op *loom.Op, key string) string {
+	a := op.Attr(key)
+	if a == nil {
+		return ""
+	}
+	if a.Value.Str != "" {
+		return a.Value.Str
+	}
+	return a.Value.Text
+}
+
+// memScope maps a Loom scope to a PTX scope.
+func memScope(op *loom.Op) (string, error) {
+	switch s := attrWord(op, "scope"); s {
+	case "", "device":
+		return ".gpu", nil
+	case "thread", "subgroup", "workgroup":
+		return ".cta", nil
+	case "system":
+		return ".sys", nil
+	default:
+		return "", unsupported(op, "scope %q", s)
+	}
+}
+
+// atomKind maps an atomic kind on element type t to the PTX op and type.
+func atomKind(kind string, t *loom.Type) (string, string, bool) {
+	if isFloat(t) {
+		if isHalf(t) {
+			return "", "", false
+		}
+		switch kind {
+		case "addf":
+			return "add", t.Name, true
+		case "xchgf":
+			return "exch", "b" + t.Name[1:], true
+		}
+		return "", "", false
+	}
+	bits := intBits(t)
+	if bits != 32 && bits != 64 {
+		return "", "", false
+	}
+	b := fmt.Sprint(bits)
+	switch kind {
+	case "addi", "subi":
+		return "add", "u" + b, true
+	case "andi", "ori", "xori":
+		return kind[:len(kind)-1], "b" + b, true
+	case "minsi", "maxsi":
+		return kind[:3], "s" + b, true
+	case "minui", "maxui":
+		return kind[:3], "u" + b, true
+	case "xchgi":
+		return "exch", "b" + b, true
+	}
+	return "", "", false
+}
+
+func (e *emitter) atomic(op *loom.Op, kind string) error {
+	scope, err := memScope(op)
+	if err != nil {
+		return err
+	}
+	ordKey := "ordering"
+	if kind == "cmpxchg" {
+		ordKey = "success_ordering"
+	}
+	ord := attrWord(op, ordKey)
+	if ord == "" {
+		ord = "relaxed"
+	}
+	if ord == "seq_cst" {
+		e.ins("fence.sc%s", scope)
+		ord = "acq_rel"
+	}
+	switch ord {
+	case "relaxed", "acquire", "release", "acq_rel":
+	default:
+		return unsupported(op, "ordering %q", ord)
+	}
+	nval := 1 // value operands before the view
+	switch kind {
+	case "cmpxchg":
+		nval = 2
+	case "load":
+		nval = 0
+	}
+	if err := need(op, nval+1); err != nil {
+		return err
+	}
+	xs, err := e.operands(op, 0)
+	if err != nil {
+		return err
+	}
+	v, err := e.view(op.Operands[nval])
+	if err != nil {
+		return err
+	}
+	addr, err := e.address(op, v, xs[nval+1:])
+	if err != nil {
+		return err
+	}
+	t := v.elem
+	if v.space == "local" {
+		return unsupported(op, "atomics on private memory")
+	}
+	switch kind {
+	case "load", "store":
+		if classOf(t) == cPred {
+			return unsupported(op, "atomic %s of i1", kind)
+		}
+		sem := ord
+		if sem == "acq_rel" {
+			sem = map[string]string{"load": "acquire", "store": "release"}[kind]
+		}
+		if kind == "load" {
+			if sem == "release" {
+				return unsupported(op, "atomic load with release ordering")
+			}
+			return e.define(op, 0, e.loadInto(t, v.space, "."+sem+scope, addr))
+		}
+		if sem == "acquire" {
+			return unsupported(op, "atomic store with acquire ordering")
+		}
+		e.storeFrom(t, v.space, "."+sem+scope, addr, xs[0])
+		return nil
+	case "cmpxchg":
+		bits := carrierBytes(t) * 8
+		if bits != 32 && bits != 64 || classOf(t) == cH {
+			return unsupported(op, "compare-exchange on %s", t)
+		}
+		out := e.newVal(t)
+		e.ins("atom.%s%s.%s.cas.b%d %s, [%s], %s, %s", ord, scope, v.space, bits, out.reg, addr, xs[0].reg, xs[1].reg)
+		return e.define(op, 0, out)
+	}
+	k := op.Param
+	m, pt, ok := atomKind(k, t)
+	if !ok {
+		return unsupported(op, "atomic %s on %s", k, t)
+	}
+	x := xs[0]
+	if k == "subi" {
+		n := e.newVal(x.t)
+		e.ins("neg.%s %s, %s", sType(x.t), n.reg, x.reg)
+		x = n
+	}
+	if kind == "reduce" && (ord == "relaxed" || ord == "release") {
+		e.ins("red.%s%s.%s.%s.%s [%s], %s", ord, scope, v.space, m, pt, addr, x.reg)
+		return nil
+	}
+	out := e.newVal(t)
+	e.ins("atom.%s%s.%s.%s.%s %s, [%s], %s", ord, scope, v.space, m, pt, out.reg, addr, x.reg)
+	return e.define(op, 0, out)
+}

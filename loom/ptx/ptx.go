@@ -1,0 +1,117 @@
+// Package ptx compiles Loom kernels to PTX text for NVIDIA GPUs. The driver
+// JIT-compiles the text (cuModuleLoadData), so no CUDA toolkit is needed.
+//
+// The device ABI mirrors Loom's AMDGPU profile: index values are 32-bit
+// signed, offsets and pointers 64-bit. Every launch parameter becomes one
+// .param of the entry in launch-signature order: a buffer (or view) is its
+// 64-bit global address, a scalar is passed at its carrier width (i1 as one
+// byte, f16/bf16 as two).
+//
+// The code generator is deliberately simple: every SSA value gets a fresh
+// virtual register of its class (%p, %rs is not used: small integers live
+// sign-extended in %r, %rd, %h, %f, %fd) and structured control flow becomes
+// labelled branches; ptxas does register allocation and scheduling. Calls
+// are inlined. The GPU does not bounds-check: the generated Dispatch checks
+// buffer extents before launch.
+//
+// Anything outside the supported subset is refused at Compile with an error
+// of class ErrUnsupported that names the op and its position.
+package ptx
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// ErrUnsupported is the class of errors about Loom constructs the PTX backend
+// does not lower; the message names the op and its position.
+var ErrUnsupported = errors.New("ptx: unsupported")
+
+// ErrInvalid is the class of errors about kernels that are malformed for
+// code generation (a missing export, an ill-typed operand, a config value
+// that is not supplied).
+var ErrInvalid = errors.New("ptx: invalid kernel")
+
+// Options select the config values and the target architecture.
+type Options struct {
+	// Config holds config values by symbol without '@'; a config.def in the
+	// modules supplies a symbol missing here.
+	Config map[string]loom.Const
+	// SM is the compute capability times ten (90 for sm_90); 0 means 90.
+	// Lower values than 80 are refused: the generated code uses max.NaN
+	// and cvt.bf16 instructions.
+	SM int
+}
+
+// Kernel is one compiled kernel.
+type Kernel struct {
+	// Entry is the name of the .entry function in PTX (the export name,
+	// with characters PTX does not accept replaced).
+	Entry string
+	// PTX is the complete module text.
+	PTX string
+	// Params describe the entry's parameters in launch-signature order.
+	Params []Param
+	// WorkgroupStorageBytes is the static .shared memory of the entry:
+	// buffer.alloca<workgroup> arrays plus collective scratch.
+	WorkgroupStorageBytes int
+	// WorkgroupSize is the workgroup size the code was specialised for when
+	// it depends on no workload argument (collectives need it), else zeros.
+	WorkgroupSize [3]int64
+}
+
+// Param is one entry parameter.
+type Param struct {
+	Name        string
+	Size, Align int
+	// Buffer marks a buffer or view parameter, passed as a 64-bit address.
+	Buffer bool
+}
+
+// Compile lowers the kernel exported as export, looked up among mods (whose
+// functions and templates are all visible), to PTX.
+func Compile(mods []*loom.Module, export string, opts Options) (k *Kernel, err error) {
+	prog, err := loom.NewProgram(mods...)
+	if err != nil {
+		return nil, fmt.Errorf("ptx: %w", err)
+	}
+	kd, err := prog.Kernel(export)
+	if err != nil {
+		return nil, fmt.Errorf("ptx: %w", err)
+	}
+	sm := opts.SM
+	if sm == 0 {
+		sm = 90
+	}
+	if sm < 80 {
+		return nil, fmt.Errorf("%w: sm_%d (the backend needs sm_80 or newer)", ErrUnsupported, sm)
+	}
+	cfg, err := prog.ConfigDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("ptx: %w", err)
+	}
+	for key, v := range opts.Config {
+		cfg[key] = v
+	}
+	e := newEmitter(prog, kd, cfg, sm)
+	defer func() {
+		// A lowering bug must not take the caller down: report it with the
+		// position of the op being lowered.
+		if r := recover(); r != nil {
+			k, err = nil, fmt.Errorf("%s: %w: internal error lowering %s: %v", e.curPos(), ErrInvalid, e.curName(), r)
+		}
+	}()
+	return e.compile()
+}
+
+// unsupported builds an ErrUnsupported error for op.
+func unsupported(op *loom.Op, format string, args ...any) error {
+	return fmt.Errorf("%s: %w: %s: %s", op.Pos, ErrUnsupported, op.Name, fmt.Sprintf(format, args...))
+}
+
+// invalid builds an ErrInvalid error at pos.
+func invalid(pos loom.Pos, format string, args ...any) error {
+	return fmt.Errorf("%s: %w: %s", pos, ErrInvalid, fmt.Sprintf(format, args...))
+}
