@@ -106,18 +106,33 @@ func fastBinF(name string, r, a, b *slot, rnd ffmt) instr {
 	}
 }
 
-// fma32 is fmaf on f32 values held as float64: the product of two f32 is
-// exact in float64, so one float64 addition rounds once; the second rounding
-// to f32 is exact unless the float64 sum lands exactly on a midpoint between
-// two f32 values (or in the f32 subnormal range), where the fused operation
-// decides.
+// fma32 is fmaf on f32 values held as float64. The product of two f32
+// values is exact in float64, so the sum rounds once to s; rounding s to f32
+// is then the correctly rounded fused result unless s sits exactly on a
+// midpoint between two f32 values while the exact sum does not. In that
+// rare case the rounding error of the sum (recovered exactly by TwoSum)
+// tells which way to break the tie.
 func fma32(a, b, c float64) float64 {
-	s := float64(a*b) + c
-	bits := math.Float64bits(s)
-	if bits&(1<<29-1) == 1<<28 || math.Abs(s) < 0x1p-126 {
-		return float64(float32(math.FMA(a, b, c)))
+	p := float64(a * b)
+	s := p + c
+	if math.Float64bits(s)&(1<<29-1) == 1<<28 || math.Abs(s) < 0x1p-126 {
+		bb := float64(s - p)
+		e := float64(p-float64(s-bb)) + float64(c-bb)
+		if e != 0 && isMid32(s) {
+			s = math.Nextafter(s, math.Copysign(math.Inf(1), e))
+		}
 	}
 	return float64(float32(s))
+}
+
+// isMid32 reports whether s lies exactly halfway between two f32 values.
+func isMid32(s float64) bool {
+	r := float32(s)
+	if float64(r) == s || math.IsInf(float64(r), 0) {
+		return false
+	}
+	o := math.Nextafter32(r, float32(math.Copysign(math.Inf(1), s-float64(r))))
+	return float64(r)+float64(o) == 2*s || (float64(o)-s) == (s-float64(r))
 }
 
 // fastFMA runs fmaf over lanes with uniform operands read in place.
