@@ -156,6 +156,20 @@ func fastFMA(r, a, b, c *slot, f32 bool) instr {
 			sa, sb, sc = 1, 1, 1
 		}
 		if f32 {
+			if sa == 0 && sb == 1 && sc == 1 {
+				x, B, C := A[0], B[:n], C[:n]
+				for i := range R {
+					R[i] = fma32(x, B[i], C[i])
+				}
+				return nil
+			}
+			if sa == 1 && sb == 1 && sc == 1 {
+				A, B, C := A[:n], B[:n], C[:n]
+				for i := range R {
+					R[i] = fma32(A[i], B[i], C[i])
+				}
+				return nil
+			}
 			for i := range R {
 				R[i] = fma32(A[i*sa], B[i*sb], C[i*sc])
 			}

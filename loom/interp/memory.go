@@ -595,18 +595,27 @@ func fastLoad(a *access, r *slot) instr {
 			}
 		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
-		ix := fr.I[a.idx[0].idx]
-		out := fr.F[r.idx]
-		full := fr.full()
-		for l, i := range ix[:fr.L] {
-			if !full && !fr.mask[l] {
+		ix := fr.I[a.idx[0].idx][:fr.L]
+		out := fr.F[r.idx][:len(ix)]
+		if fr.full() {
+			for l, i := range ix {
+				if uint64(i) >= uint64(dim) {
+					return slow(fr)
+				}
+				off := base + i*st
+				out[l] = float64(math.Float32frombits(le.Uint32(mem[off:])))
+			}
+			return nil
+		}
+		for l, i := range ix {
+			if !fr.mask[l] {
 				continue
 			}
 			if uint64(i) >= uint64(dim) {
 				return slow(fr)
 			}
 			off := base + i*st
-			out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
+			out[l] = float64(math.Float32frombits(le.Uint32(mem[off:])))
 		}
 		return nil
 	}
@@ -635,10 +644,10 @@ func fastStore(a *access, x *slot) instr {
 			}
 		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
-		ix := fr.I[a.idx[0].idx]
-		in := fr.F[x.idx]
+		ix := fr.I[a.idx[0].idx][:fr.L]
+		in := fr.F[x.idx][:len(ix)]
 		full := fr.full()
-		for l, i := range ix[:fr.L] {
+		for l, i := range ix {
 			if !full && !fr.mask[l] {
 				continue
 			}
@@ -646,7 +655,7 @@ func fastStore(a *access, x *slot) instr {
 				return slow(fr)
 			}
 			off := base + i*st
-			le.PutUint32(mem[off:off+4], math.Float32bits(float32(in[l])))
+			le.PutUint32(mem[off:], math.Float32bits(float32(in[l])))
 		}
 		return nil
 	}
