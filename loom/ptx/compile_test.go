@@ -1,0 +1,164 @@
+package ptx
+
+import (
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/x448/float16"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+func parseSrc(t testing.TB, src string) *loom.Module {
+	t.Helper()
+	m, err := loom.ParseFile("inline.loom", []byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return m
+}
+
+// kernelWith wraps a body in a 1-D kernel with launch(%n, %x: buffer).
+func kernelWith(body string) string {
+	return `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 64 : index
+  kernel.launch.config workgroups(%n, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %x: buffer) {
+  %z = index.constant 0 : offset
+  %v = buffer.view %x[%z] : buffer -> view<[%n]xf32>
+  %i = kernel.workitem.dispatch.id<x> : index
+` + body + `
+  kernel.return
+}
+`
+}
+
+func TestRefusals(t *testing.T) {
+	cases := []struct {
+		name, body, op string
+		class      error
+	}{
+		{"sinf", "%a = view.load %v[%i] : view<[%n]xf32> -> f32\n  %b = scalar.sinf %a : f32\n  view.store %b, %v[%i] : f32, view<[%n]xf32>", "scalar.sinf", ErrUnsupported},
+		{"opaque", "vendor.thing %i : index", "vendor.thing", ErrUnsupported},
+		{"dynamic alloca", "%b = index.cast %n : index to offset\n  %s = buffer.alloca<workgroup> align(16) %b : buffer", "buffer.alloca", ErrUnsupported},
+		{"length", "%l = buffer.length %x : buffer -> offset", "buffer.length", ErrUnsupported},
+		{"strided", "%e = encoding.layout.strided [2] : encoding<layout>\n  %w = buffer.view %x[%z] : buffer -> view<[%n]xf32, %e>", "", ErrUnsupported},
+		{"missing config", "%c = config.get @nope : index", "", ErrInvalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := parseSrc(t, "config.decl @nope : index\n"+kernelWith(c.body))
+			_, err := Compile([]*loom.Module{m}, "k", Options{})
+			if !errors.Is(err, c.class) {
+				t.Fatalf("want %v, got %v", c.class, err)
+			}
+			if !strings.HasPrefix(err.Error(), "inline.loom:") {
+				t.Errorf("error lacks the position: %v", err)
+			}
+			if c.op != "" && !strings.Contains(err.Error(), c.op) {
+				t.Errorf("error does not name %s: %v", c.op, err)
+			}
+		})
+	}
+}
+
+func TestNoKernelAndOldSM(t *testing.T) {
+	m := parseSrc(t, kernelWith(""))
+	if _, err := Compile([]*loom.Module{m}, "missing", Options{}); !errors.Is(err, loom.ErrNoKernel) {
+		t.Errorf("missing export: %v", err)
+	}
+	if _, err := Compile([]*loom.Module{m}, "k", Options{SM: 75}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("sm_75: %v", err)
+	}
+	k, err := Compile([]*loom.Module{m}, "k", Options{SM: 89})
+	if err != nil || !strings.Contains(k.PTX, ".target sm_89") {
+		t.Errorf("sm_89: %v", err)
+	}
+}
+
+func TestParamsAndStorage(t *testing.T) {
+	src := `kernel.def export("p") @p(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 128 : index
+  kernel.launch.config workgroups(%n, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %o: offset, %f: i1, %h: f16, %d: f64, %x: buffer, %y: view<[%n]xf32>) {
+  %b = index.constant 1000 : offset
+  %s = buffer.alloca<workgroup> align(64) %b : buffer
+  %t = buffer.alloca<workgroup> align(16) %b : buffer
+  kernel.return
+}
+`
+	k, err := Compile([]*loom.Module{parseSrc(t, src)}, "p", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Param{{"n", 4, 4, false}, {"o", 8, 8, false}, {"f", 1, 1, false}, {"h", 2, 2, false},
+		{"d", 8, 8, false}, {"x", 8, 8, true}, {"y", 8, 8, true}}
+	if len(k.Params) != len(want) {
+		t.Fatalf("params %+v", k.Params)
+	}
+	for i := range want {
+		if k.Params[i] != want[i] {
+			t.Errorf("param %d = %+v, want %+v", i, k.Params[i], want[i])
+		}
+	}
+	if k.WorkgroupStorageBytes != 2008 { // 1000, padded to 16, then 1000
+		t.Errorf("workgroup storage %d, want 2008", k.WorkgroupStorageBytes)
+	}
+	if k.WorkgroupSize != [3]int64{128, 1, 1} || !strings.Contains(k.PTX, ".reqntid 128, 1, 1") {
+		t.Errorf("workgroup size %v", k.WorkgroupSize)
+	}
+	if err := wellFormed(k.PTX); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestHalfBits checks the one-step f16/bf16 rounding of constants against
+// an independent conversion, over a sweep of float32 bit patterns.
+func TestHalfBits(t *testing.T) {
+	f16 := &loom.Type{Kind: loom.TypeFloat, Name: "f16", Bits: 16}
+	bf16 := &loom.Type{Kind: loom.TypeFloat, Name: "bf16", Bits: 16}
+	for b := uint32(0); b < 1<<32-1<<19; b += 1<<19 + 7 {
+		f := math.Float32frombits(b)
+		if math.IsNaN(float64(f)) {
+			continue
+		}
+		if got, want := halfBits(f16, float64(f)), float16.Fromfloat32(f).Bits(); got != want {
+			t.Fatalf("f16(%g): %#04x, want %#04x", f, got, want)
+		}
+		// bf16 by round-to-nearest-even on the f32 bits.
+		r := b + 0x7fff + (b>>16)&1
+		if got, want := halfBits(bf16, float64(f)), uint16(r>>16); got != want && !math.IsInf(float64(f), 0) {
+			t.Fatalf("bf16(%g): %#04x, want %#04x", f, got, want)
+		}
+	}
+}
+
+// FuzzCompile feeds arbitrary sources through the parser and compiles every
+// kernel: the compiler may refuse, but must never fail internally.
+func FuzzCompile(f *testing.F) {
+	for _, p := range []string{"../testdata/saxpy.loom", "../testdata/softmax_row.loom", "../testdata/while_collatz.loom", "../testdata/subgroup_reduce.loom"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		m, err := loom.ParseFile("fuzz.loom", src)
+		if err != nil || m == nil {
+			return
+		}
+		for _, kd := range m.Kernels {
+			if kd.Decl {
+				continue
+			}
+			_, err := Compile([]*loom.Module{m}, kd.Export, Options{})
+			if err != nil && strings.Contains(err.Error(), "internal error") {
+				t.Fatal(err)
+			}
+		}
+	})
+}
