@@ -91,7 +91,9 @@ func BenchmarkCopyBandwidth(b *testing.B) {
 		}
 		return d
 	}
-	launch := func() error { return s.Launch(fn, hip.Dim3{X: n / 256, Y: 1, Z: 1}, hip.Dim3{X: 256, Y: 1, Z: 1}, 0, a) }
+	launch := func() error {
+		return s.Launch(fn, hip.Dim3{X: n / 256, Y: 1, Z: 1}, hip.Dim3{X: 256, Y: 1, Z: 1}, 0, a)
+	}
 	memcpy := func() error { return s.CopyDtoD(dst.Ptr(), src.Ptr(), 4*n) }
 	for range 3 { // warm up both
 		timeIt(launch)

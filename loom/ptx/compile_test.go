@@ -40,7 +40,7 @@ func kernelWith(body string) string {
 func TestRefusals(t *testing.T) {
 	cases := []struct {
 		name, body, op string
-		class      error
+		class          error
 	}{
 		{"sinf", "%a = view.load %v[%i] : view<[%n]xf32> -> f32\n  %b = scalar.sinf %a : f32\n  view.store %b, %v[%i] : f32, view<[%n]xf32>", "scalar.sinf", ErrUnsupported},
 		{"opaque", "vendor.thing %i : index", "vendor.thing", ErrUnsupported},
