@@ -233,7 +233,7 @@ func compare(c *kcase, i int, got, want []byte, rel float64) error {
 	if len(got) != len(want) {
 		return fmt.Errorf("length %d vs %d", len(got), len(want))
 	}
-	if el == nil || !isFloat(el) || !c.inexact {
+	if el == nil || !isFloat(el) {
 		for j := range got {
 			if got[j] != want[j] {
 				return fmt.Errorf("byte %d: gpu %#02x, cpu %#02x (element type %s)", j, got[j], want[j], typeName(el))
@@ -245,10 +245,17 @@ func compare(c *kcase, i int, got, want []byte, rel float64) error {
 	worst := 0.0
 	for off := 0; off+size <= len(got); off += size {
 		g, w := decodeF(el, got[off:]), decodeF(el, want[off:])
-		if math.IsNaN(g) && math.IsNaN(w) || g == w {
+		// NaN payloads are not specified; signed zeros and every other
+		// bit must agree in exact kernels.
+		if math.IsNaN(g) && math.IsNaN(w) || g == w && math.Signbit(g) == math.Signbit(w) {
 			continue
 		}
-		d := math.Abs(g-w) / math.Max(math.Abs(w), 1e-3)
+		if !c.inexact {
+			return fmt.Errorf("element %d: gpu %g, cpu %g (exact kernel)", off/size, g, w)
+		}
+		// Relative error, absolute below magnitude 1 (cancellation in
+		// x·g + b leaves small results with large relative error).
+		d := math.Abs(g-w) / math.Max(math.Abs(w), 1)
 		if d > worst {
 			worst = d
 		}

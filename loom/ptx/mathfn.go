@@ -16,7 +16,7 @@ import (
 //	           small remainder and on j: ≤ 3 ulp over the finite range
 //	logf/log2f/log10f  lg2.approx.f32: absolute error ≤ 2^-22 near 1,
 //	           ≤ 2 ulp relative elsewhere
-//	rsqrtf     rsqrt.approx.f32: ≤ 2 ulp (sqrtf and divf are exact: .rn)
+//	rsqrtf     sqrt.rn then rcp.rn: ≤ 1 ulp (sqrtf and divf are exact: .rn)
 //	tanhf      odd Taylor polynomial below |x| = 0.25, else
 //	           1 − 2/(e^{2|x|}+1): relative error ≤ 1e-6
 //	erff       Maclaurin series below |x| = 0.5, else Abramowitz–Stegun
@@ -59,8 +59,12 @@ func (e *emitter) mathF32(op *loom.Op, name string, a []*val) (*val, bool, error
 			e.ins("mul.rn.f32 %s, %s, %s", r, l, fimm(k))
 		}
 	case "rsqrtf":
+		// sqrt.rn then rcp.rn: two correct roundings, within 1 ulp of
+		// 1/√x (rsqrt.approx is off by up to 2 ulp).
+		q := e.freg()
+		e.ins("sqrt.rn.f32 %s, %s", q, x)
 		r = e.freg()
-		e.ins("rsqrt.approx.f32 %s, %s", r, x)
+		e.ins("rcp.rn.f32 %s, %s", r, q)
 	case "tanhf":
 		r = e.tanhf(x)
 	case "erff":
