@@ -80,3 +80,23 @@ func kernels(tb testing.TB) (*Context, testKernels) {
 	}
 	return c, kernelsVal
 }
+
+var (
+	benchStreamOnce sync.Once
+	benchStreamVal  *Stream
+	benchStreamErr  error
+)
+
+// benchStream is the one stream every benchmark uses, made once per process
+// and never destroyed, as bench_native.c uses one stream for all of its
+// measurements: b.N's ramp then times work on the same stream instead of
+// on a fresh one per step.
+func benchStream(b *testing.B) *Stream {
+	b.Helper()
+	c := gpu(b)
+	benchStreamOnce.Do(func() { benchStreamVal, benchStreamErr = c.NewStream() })
+	if benchStreamErr != nil {
+		b.Fatalf("creating the benchmark stream: %v", benchStreamErr)
+	}
+	return benchStreamVal
+}

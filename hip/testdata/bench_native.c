@@ -1,7 +1,15 @@
 // bench_native: the C baseline for hip's benchmarks, through the same
 // driver API calls. Build on the device: nvcc -O2 -o /tmp/bn bench_native.c -lcuda
-// Usage: bn kernels.ptx [launches]
+// Usage: bn kernels.ptx [launches [graph_launches]]
 // Prints per-launch and per-node times in the units the Go benchmarks report.
+//
+// Both sides must time the same amount of work: how long a run of graph
+// launches is changes its per-node figure (once the driver's queue is full,
+// each launch waits for room and the device can run dry between waits), so
+// graph_launches here pairs with -test.benchtime=<graph_launches>x for
+// BenchmarkGraphReplay, and launches with -test.benchtime=<launches>x for
+// the launch benchmarks. testdata/benchcmp.sh runs the pairs interleaved.
+// launches 0 skips the direct launches.
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,9 +58,11 @@ static void graph_bench(CUfunction fn, CUstream s, int nodes, int launches) {
 	CK(cuStreamSynchronize(s));
 	double t0 = now_ns();
 	for (int i = 0; i < launches; i++) CK(cuGraphLaunch(e, s));
+	double sub = now_ns() - t0;
 	CK(cuStreamSynchronize(s));
 	double dt = now_ns() - t0;
-	printf("native graph nodes=%d: %.1f ns/launch %.1f ns/node\n", nodes, dt / launches, dt / launches / nodes);
+	printf("native graph nodes=%d launches=%d: %.1f ns/launch %.1f ns/node %.1f submit-ns/node\n",
+		nodes, launches, dt / launches, dt / launches / nodes, sub / launches / nodes);
 	CK(cuGraphExecDestroy(e));
 	CK(cuGraphDestroy(g));
 }
@@ -60,6 +70,7 @@ static void graph_bench(CUfunction fn, CUstream s, int nodes, int launches) {
 int main(int argc, char **argv) {
 	if (argc < 2) { fprintf(stderr, "usage: %s kernels.ptx [launches]\n", argv[0]); return 2; }
 	int launches = argc > 2 ? atoi(argv[2]) : 100000;
+	int glaunches = argc > 3 ? atoi(argv[3]) : 2000;
 	CK(cuInit(0));
 	CUdevice dev;
 	CK(cuDeviceGet(&dev, 0));
@@ -75,13 +86,13 @@ int main(int argc, char **argv) {
 	void *none[1] = {0};
 	for (int i = 0; i < 1000; i++) CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, none, NULL));
 	CK(cuStreamSynchronize(s));
-	for (int rep = 0; rep < 3; rep++) {
+	for (int rep = 0; launches > 0 && rep < 3; rep++) {
 		double t0 = now_ns();
 		for (int i = 0; i < launches; i++) CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, none, NULL));
 		CK(cuStreamSynchronize(s));
 		printf("native launch empty: %.1f ns/launch\n", (now_ns() - t0) / launches);
 	}
-	for (int rep = 0; rep < 3; rep++) {
+	for (int rep = 0; launches > 0 && rep < 3; rep++) {
 		double t = 0;
 		for (int i = 0; i < launches; i += 256) {
 			double t0 = now_ns();
@@ -91,8 +102,8 @@ int main(int argc, char **argv) {
 		}
 		printf("native launch submit: %.1f ns/launch\n", t / ((launches + 255) / 256 * 256));
 	}
-	graph_bench(fn, s, 1, launches / 4);
-	graph_bench(fn, s, 100, launches / 100);
-	graph_bench(fn, s, 1000, launches / 1000 + 10);
+	graph_bench(fn, s, 1, glaunches);
+	graph_bench(fn, s, 100, glaunches);
+	graph_bench(fn, s, 1000, glaunches);
 	return 0;
 }
