@@ -93,12 +93,19 @@ func (h *HostMemory) Close() error {
 	return h.ctx.release(fnMemFreeHost, h.ptr)
 }
 
-// CopyHtoD copies src to device address dst and waits for it.
+// CopyHtoD copies src to device address dst and waits until the bytes are
+// on the device. The driver's synchronous copy from pageable memory returns
+// once src is staged, before the DMA lands, and it is ordered only against
+// the legacy default stream — not against the non-blocking streams this
+// package creates — so the context is synchronized before returning.
 func (c *Context) CopyHtoD(dst DevicePtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	return c.do(fnMemcpyHtoD, uintptr(dst), uintptr(unsafe.Pointer(&src[0])), uintptr(len(src)))
+	if err := c.do(fnMemcpyHtoD, uintptr(dst), uintptr(unsafe.Pointer(&src[0])), uintptr(len(src))); err != nil {
+		return err
+	}
+	return c.do(fnCtxSynchronize)
 }
 
 // CopyDtoH copies len(dst) bytes from device address src and waits for it.
