@@ -365,6 +365,14 @@ func buildKernel(prog *loom.Program, lk *loom.Kernel, names *uniqueNamer) (*Kern
 		return nil, err
 	}
 	k.Geometry = geo
+	for i, e := range geo.ClusterSize {
+		// The runtime's Dispatch has no cluster size: binding a clustered
+		// kernel would launch it unclustered, so generation refuses it.
+		if !e.IsConst() || e.Const.Int != 1 {
+			errs.Add(geo.Pos, ErrUnsupported, fmt.Sprintf("kernel %s: cluster_size along %c is %s; the runtime launches workgroups without clusters, so only cluster_size(1, 1, 1) can be bound",
+				lk.Export, "xyz"[i], prettyExpr(e, k, nil)))
+		}
+	}
 	k.Checks = prog.ArgChecks(lk)
 	k.Fingerprint = loom.Fingerprint(lk, access)
 	if len(errs) > 0 {
