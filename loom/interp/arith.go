@@ -97,6 +97,11 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 				return nil, compileErr(op.Pos, ErrInvalid, "%s: unknown predicate %q", op.Name, op.Pred)
 			}
 			if fast := fastCmpI(op.Pred, nb, r, a, ops[1]); fast != nil {
+				if t.Kind == loom.TypeIndex && nb < 64 && !a.uni && ops[1].uni && a.comps == 1 {
+					if ac := affineCmp(op.Pred, r, a, ops[1], fast); ac != nil {
+						return ac, nil
+					}
+				}
 				return fast, nil
 			}
 			return cmpI(r, a, ops[1], f), nil

@@ -105,6 +105,34 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 		cur := fr.mask
 		m := fr.masks[depth]
 		cv := fr.I[cond.idx]
+		clo, chi, cn := fr.lo, fr.hi, fr.nact
+		if a, b, ok := fr.rangeMask(cond); ok && (len(els) == 0 || a == b) {
+			// The then lanes are an interval, and there is no else code
+			// to run for the rest: no lane is looked at.
+			if a < b {
+				setRange(m, a, b)
+				fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
+				if err := runCode(fr, then); err != nil && err != errAllExited {
+					fr.mask = cur
+					fr.unbound()
+					return err
+				}
+			} else if len(els) > 0 {
+				if err := runCode(fr, els); err != nil && err != errAllExited {
+					return err
+				}
+			}
+			if fr.nalive == fr.L {
+				// Nobody left the kernel: cur is unchanged.
+				fr.mask, fr.nact, fr.lo, fr.hi = cur, cn, clo, chi
+				return nil
+			}
+			fr.restoreMask(cur)
+			if fr.nact == 0 {
+				return errAllExited
+			}
+			return nil
+		}
 		for pass := 0; pass < 2; pass++ {
 			code := then
 			want := int64(1)
@@ -114,22 +142,36 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 			if len(code) == 0 {
 				continue
 			}
-			n := 0
-			for l, a := range cur {
-				on := a && cv[l]&1 == want && fr.alive[l]
-				m[l] = on
+			// Only lanes inside the current bound can be active; the
+			// new mask is clear outside it.
+			n, nlo, nhi := 0, clo, clo
+			cs, ms, as, vs := cur[clo:chi], m[clo:chi], fr.alive[clo:chi], cv[clo:chi]
+			for j := range ms {
+				on := cs[j] && vs[j]&1 == want && as[j]
+				ms[j] = on
 				if on {
+					if n == 0 {
+						nlo = clo + j
+					}
 					n++
+					nhi = clo + j + 1
 				}
 			}
 			if n == 0 {
 				continue
 			}
-			fr.mask, fr.nact = m, n
+			clear(m[:clo])
+			clear(m[chi:])
+			fr.mask, fr.nact, fr.lo, fr.hi = m, n, nlo, nhi
 			if err := runCode(fr, code); err != nil && err != errAllExited {
 				fr.mask = cur
+				fr.unbound()
 				return err
 			}
+		}
+		if fr.nalive == fr.L {
+			fr.mask, fr.nact, fr.lo, fr.hi = cur, cn, clo, chi
+			return nil
 		}
 		fr.restoreMask(cur)
 		if fr.nact == 0 {
@@ -223,9 +265,10 @@ func (c *compiler) scfSwitch(b *block, op *loom.Op) (instr, error) {
 			if n == 0 {
 				continue
 			}
-			fr.mask, fr.nact = m, n
+			fr.use(m, n)
 			if err := runCode(fr, am.code); err != nil && err != errAllExited {
 				fr.mask = cur
+				fr.unbound()
 				return err
 			}
 		}
@@ -433,9 +476,10 @@ func (c *compiler) scfFor(b *block, op *loom.Op) (instr, error) {
 			if n == 0 {
 				break
 			}
-			fr.mask, fr.nact = hiv, n
+			fr.use(hiv, n)
 			if err := runCode(fr, code); err != nil && err != errAllExited {
 				fr.mask = cur
+				fr.unbound()
 				return err
 			}
 			for l, a := range hiv {
@@ -605,6 +649,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 		for {
 			if err := runCode(fr, bcode); err != nil && err != errAllExited {
 				fr.mask = cur
+				fr.unbound()
 				return err
 			}
 			if fr.nact == 0 {
@@ -612,6 +657,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 			}
 			if err := runCode(fr, acode); err != nil && err != errAllExited {
 				fr.mask = cur
+				fr.unbound()
 				return err
 			}
 			fr.restoreMask(lm)
@@ -773,7 +819,7 @@ func (c *compiler) scfLookup(b *block, op *loom.Op) (instr, error) {
 		}
 		// Per lane: copy each row under a mask of the lanes selecting it.
 		cur := fr.mask
-		saved := fr.nact
+		saved, savedLo, savedHi := fr.nact, fr.lo, fr.hi
 		m := fr.masks[len(fr.masks)-1]
 		for l, a := range cur {
 			if a && find(sv[l]) == nil {
@@ -800,12 +846,12 @@ func (c *compiler) scfLookup(b *block, op *loom.Op) (instr, error) {
 			if n == 0 {
 				continue
 			}
-			fr.mask, fr.nact = m, n
+			fr.use(m, n)
 			for i, d := range res {
 				fr.copySlot(d, r.vals[i])
 			}
 		}
-		fr.mask, fr.nact = cur, saved
+		fr.mask, fr.nact, fr.lo, fr.hi = cur, saved, savedLo, savedHi
 		return nil
 	}, nil
 }

@@ -50,6 +50,11 @@ func (c *compiler) postFor(t *loom.Type) postI {
 }
 
 func (p postI) apply(fr *frame, op *loom.Op, r *slot, R []int64) error {
+	return p.applyAt(fr, op, r, R, 0)
+}
+
+// applyAt is apply on R = register[off:].
+func (p postI) applyAt(fr *frame, op *loom.Op, r *slot, R []int64, off int) error {
 	switch {
 	case p.wrap == 1:
 		for i, v := range R {
@@ -64,8 +69,8 @@ func (p postI) apply(fr *frame, op *loom.Op, r *slot, R []int64) error {
 		lo, hi := p.lo, p.hi
 		for i, v := range R {
 			if v < lo || v > hi {
-				if fr.elemActive(r, i) {
-					return newTrap(op, fr.laneOf(r, i), p.class, "%s %d does not fit the %d-bit carrier", p.what, v, bitsFor(hi))
+				if fr.elemActive(r, i+off) {
+					return newTrap(op, fr.laneOf(r, i+off), p.class, "%s %d does not fit the %d-bit carrier", p.what, v, bitsFor(hi))
 				}
 				R[i] = 0
 			}
@@ -93,10 +98,10 @@ func width(fr *frame, r *slot) int {
 	return r.comps * fr.L
 }
 
-func preCheck(fr *frame, op *loom.Op, r *slot, A, B []int64, chk *check) error {
+func preCheck(fr *frame, op *loom.Op, r *slot, A, B []int64, chk *check, off int) error {
 	for i := range A {
-		if chk.bad(A[i], B[i]) && fr.elemActive(r, i) {
-			return newTrap(op, fr.laneOf(r, i), chk.class, "%s (operands %d, %d)", chk.what, A[i], B[i])
+		if chk.bad(A[i], B[i]) && fr.elemActive(r, i+off) {
+			return newTrap(op, fr.laneOf(r, i+off), chk.class, "%s (operands %d, %d)", chk.what, A[i], B[i])
 		}
 	}
 	return nil
@@ -106,29 +111,29 @@ func preCheck(fr *frame, op *loom.Op, r *slot, A, B []int64, chk *check) error {
 func binI(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, pre *check, post postI) instr {
 	return func(fr *frame) error {
 		v := !r.uni
-		n := width(fr, r)
-		A, B, R := fr.ints(a, v, 0)[:n], fr.ints(b, v, 1)[:n], fr.I[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, B, R := fr.ints(a, v, 0)[lo:hi], fr.ints(b, v, 1)[lo:hi], fr.I[r.idx][lo:hi]
 		if pre != nil {
-			if err := preCheck(fr, op, r, A, B, pre); err != nil {
+			if err := preCheck(fr, op, r, A, B, pre, lo); err != nil {
 				return err
 			}
 		}
 		for i := range R {
 			R[i] = f(A[i], B[i])
 		}
-		return post.apply(fr, op, r, R)
+		return post.applyAt(fr, op, r, R, lo)
 	}
 }
 
 // unI: r = f(a).
 func unI(op *loom.Op, r, a *slot, f func(x int64) int64, post postI) instr {
 	return func(fr *frame) error {
-		n := width(fr, r)
-		A, R := fr.ints(a, !r.uni, 0)[:n], fr.I[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, R := fr.ints(a, !r.uni, 0)[lo:hi], fr.I[r.idx][lo:hi]
 		for i := range R {
 			R[i] = f(A[i])
 		}
-		return post.apply(fr, op, r, R)
+		return post.applyAt(fr, op, r, R, lo)
 	}
 }
 
@@ -136,12 +141,12 @@ func unI(op *loom.Op, r, a *slot, f func(x int64) int64, post postI) instr {
 func terI(op *loom.Op, r, a, b, c *slot, f func(x, y, z int64) int64, post postI) instr {
 	return func(fr *frame) error {
 		v := !r.uni
-		n := width(fr, r)
-		A, B, C, R := fr.ints(a, v, 0)[:n], fr.ints(b, v, 1)[:n], fr.ints(c, v, 2)[:n], fr.I[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, B, C, R := fr.ints(a, v, 0)[lo:hi], fr.ints(b, v, 1)[lo:hi], fr.ints(c, v, 2)[lo:hi], fr.I[r.idx][lo:hi]
 		for i := range R {
 			R[i] = f(A[i], B[i], C[i])
 		}
-		return post.apply(fr, op, r, R)
+		return post.applyAt(fr, op, r, R, lo)
 	}
 }
 
@@ -149,8 +154,8 @@ func terI(op *loom.Op, r, a, b, c *slot, f func(x, y, z int64) int64, post postI
 func cmpI(r, a, b *slot, f func(x, y int64) bool) instr {
 	return func(fr *frame) error {
 		v := !r.uni
-		n := width(fr, r)
-		A, B, R := fr.ints(a, v, 0)[:n], fr.ints(b, v, 1)[:n], fr.I[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, B, R := fr.ints(a, v, 0)[lo:hi], fr.ints(b, v, 1)[lo:hi], fr.I[r.idx][lo:hi]
 		for i := range R {
 			if f(A[i], B[i]) {
 				R[i] = 1
@@ -166,8 +171,8 @@ func cmpI(r, a, b *slot, f func(x, y int64) bool) instr {
 func binF(r, a, b *slot, f func(x, y float64) float64, rnd ffmt) instr {
 	return func(fr *frame) error {
 		v := !r.uni
-		n := width(fr, r)
-		A, B, R := fr.floats(a, v, 0)[:n], fr.floats(b, v, 1)[:n], fr.F[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, B, R := fr.floats(a, v, 0)[lo:hi], fr.floats(b, v, 1)[lo:hi], fr.F[r.idx][lo:hi]
 		for i := range R {
 			R[i] = f(A[i], B[i])
 		}
@@ -178,8 +183,8 @@ func binF(r, a, b *slot, f func(x, y float64) float64, rnd ffmt) instr {
 
 func unF(r, a *slot, f func(x float64) float64, rnd ffmt) instr {
 	return func(fr *frame) error {
-		n := width(fr, r)
-		A, R := fr.floats(a, !r.uni, 0)[:n], fr.F[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, R := fr.floats(a, !r.uni, 0)[lo:hi], fr.F[r.idx][lo:hi]
 		for i := range R {
 			R[i] = f(A[i])
 		}
@@ -191,8 +196,8 @@ func unF(r, a *slot, f func(x float64) float64, rnd ffmt) instr {
 func terF(r, a, b, c *slot, f func(x, y, z float64) float64, rnd ffmt) instr {
 	return func(fr *frame) error {
 		v := !r.uni
-		n := width(fr, r)
-		A, B, C, R := fr.floats(a, v, 0)[:n], fr.floats(b, v, 1)[:n], fr.floats(c, v, 2)[:n], fr.F[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, B, C, R := fr.floats(a, v, 0)[lo:hi], fr.floats(b, v, 1)[lo:hi], fr.floats(c, v, 2)[lo:hi], fr.F[r.idx][lo:hi]
 		for i := range R {
 			R[i] = f(A[i], B[i], C[i])
 		}
@@ -204,8 +209,8 @@ func terF(r, a, b, c *slot, f func(x, y, z float64) float64, rnd ffmt) instr {
 func cmpF(r, a, b *slot, f func(x, y float64) bool) instr {
 	return func(fr *frame) error {
 		v := !r.uni
-		n := width(fr, r)
-		A, B, R := fr.floats(a, v, 0)[:n], fr.floats(b, v, 1)[:n], fr.I[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, B, R := fr.floats(a, v, 0)[lo:hi], fr.floats(b, v, 1)[lo:hi], fr.I[r.idx][lo:hi]
 		for i := range R {
 			if f(A[i], B[i]) {
 				R[i] = 1
@@ -220,20 +225,20 @@ func cmpF(r, a, b *slot, f func(x, y float64) bool) instr {
 // f2i: int r = f(float a); f may report failure with ok=false.
 func f2i(op *loom.Op, r, a *slot, f func(x float64) int64, post postI) instr {
 	return func(fr *frame) error {
-		n := width(fr, r)
-		A, R := fr.floats(a, !r.uni, 0)[:n], fr.I[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, R := fr.floats(a, !r.uni, 0)[lo:hi], fr.I[r.idx][lo:hi]
 		for i := range R {
 			R[i] = f(A[i])
 		}
-		return post.apply(fr, op, r, R)
+		return post.applyAt(fr, op, r, R, lo)
 	}
 }
 
 // i2f: float r = round(f(int a)).
 func i2f(r, a *slot, f func(x int64) float64, rnd ffmt) instr {
 	return func(fr *frame) error {
-		n := width(fr, r)
-		A, R := fr.ints(a, !r.uni, 0)[:n], fr.F[r.idx][:n]
+		lo, hi := fr.span(r)
+		A, R := fr.ints(a, !r.uni, 0)[lo:hi], fr.F[r.idx][lo:hi]
 		for i := range R {
 			R[i] = f(A[i])
 		}

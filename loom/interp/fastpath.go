@@ -24,85 +24,135 @@ func fastBinF(name string, r, a, b *slot, rnd ffmt) instr {
 		return nil
 	}
 	return func(fr *frame) error {
-		n := width(fr, r)
-		R := fr.F[r.idx][:n]
+		lo, hi := fr.span(r)
+		R := fr.F[r.idx][lo:hi]
 		A, B := fr.F[a.idx], fr.F[b.idx]
 		switch {
 		case a.uni == r.uni && b.uni == r.uni:
-			A, B = A[:n], B[:n]
-			switch op {
-			case '+':
-				for i := range R {
-					R[i] = A[i] + B[i]
-				}
-			case '-':
-				for i := range R {
-					R[i] = A[i] - B[i]
-				}
-			case '*':
-				for i := range R {
-					R[i] = A[i] * B[i]
-				}
-			case '/':
-				for i := range R {
-					R[i] = A[i] / B[i]
-				}
+			A, B = A[lo:hi], B[lo:hi]
+			A, B = A[:len(R)], B[:len(R)]
+			if f32 {
+				binVV32(op, R, A, B)
+			} else {
+				binVV64(op, R, A, B)
 			}
 		case b.uni && b.comps == 1 && !a.uni:
-			A = A[:n]
-			s := B[0]
-			switch op {
-			case '+':
-				for i := range R {
-					R[i] = A[i] + s
-				}
-			case '-':
-				for i := range R {
-					R[i] = A[i] - s
-				}
-			case '*':
-				for i := range R {
-					R[i] = A[i] * s
-				}
-			case '/':
-				for i := range R {
-					R[i] = A[i] / s
-				}
+			A = A[lo:hi]
+			A = A[:len(R)]
+			if f32 {
+				binVS32(op, R, A, B[0])
+			} else {
+				binVS64(op, R, A, B[0])
 			}
-		case a.uni && a.comps == 1 && !b.uni:
-			B = B[:n]
-			s := A[0]
-			switch op {
-			case '+':
-				for i := range R {
-					R[i] = s + B[i]
-				}
-			case '-':
-				for i := range R {
-					R[i] = s - B[i]
-				}
-			case '*':
-				for i := range R {
-					R[i] = s * B[i]
-				}
-			case '/':
-				for i := range R {
-					R[i] = s / B[i]
-				}
+		case a.uni && a.comps == 1 && !b.uni && (op == '+' || op == '*'):
+			B = B[lo:hi]
+			B = B[:len(R)]
+			if f32 {
+				binVS32(op, R, B, A[0])
+			} else {
+				binVS64(op, R, B, A[0])
 			}
 		default:
-			A, B = fr.floats(a, !r.uni, 0)[:n], fr.floats(b, !r.uni, 1)[:n]
+			A, B = fr.floats(a, !r.uni, 0)[lo:hi], fr.floats(b, !r.uni, 1)[lo:hi]
 			f := floatBinary[name]
 			for i := range R {
 				R[i] = f(A[i], B[i])
 			}
-		}
-		if f32 {
-			for i, x := range R {
-				R[i] = float64(float32(x))
+			if f32 {
+				for i, x := range R {
+					R[i] = float64(float32(x))
+				}
 			}
 		}
 		return nil
+	}
+}
+
+// binVV32 is R = A op B rounded to f32 (exact in float64 then rounded once:
+// float64 carries more than twice f32's precision, so +, -, *, / round as
+// f32 arithmetic would).
+func binVV32(op byte, R, A, B []float64) {
+	switch op {
+	case '+':
+		for i := range R {
+			R[i] = float64(float32(A[i] + B[i]))
+		}
+	case '-':
+		for i := range R {
+			R[i] = float64(float32(A[i] - B[i]))
+		}
+	case '*':
+		for i := range R {
+			R[i] = float64(float32(A[i] * B[i]))
+		}
+	case '/':
+		for i := range R {
+			R[i] = float64(float32(A[i] / B[i]))
+		}
+	}
+}
+
+func binVV64(op byte, R, A, B []float64) {
+	switch op {
+	case '+':
+		for i := range R {
+			R[i] = A[i] + B[i]
+		}
+	case '-':
+		for i := range R {
+			R[i] = A[i] - B[i]
+		}
+	case '*':
+		for i := range R {
+			R[i] = A[i] * B[i]
+		}
+	case '/':
+		for i := range R {
+			R[i] = A[i] / B[i]
+		}
+	}
+}
+
+// binVS32 is R = A op s rounded to f32.
+func binVS32(op byte, R, A []float64, s float64) {
+	switch op {
+	case '+':
+		for i := range R {
+			R[i] = float64(float32(A[i] + s))
+		}
+	case '-':
+		for i := range R {
+			R[i] = float64(float32(A[i] - s))
+		}
+	case '*':
+		for i := range R {
+			R[i] = float64(float32(A[i] * s))
+		}
+	case '/':
+		for i := range R {
+			R[i] = float64(float32(A[i] / s))
+		}
+	}
+}
+
+func binVS64(op byte, R, A []float64, s float64) {
+	switch op {
+	case '+':
+		for i := range R {
+			R[i] = A[i] + s
+		}
+	case '-':
+		for i := range R {
+			R[i] = A[i] - s
+		}
+	case '*':
+		for i := range R {
+			R[i] = A[i] * s
+		}
+	case '/':
+		for i := range R {
+			R[i] = A[i] / s
+		}
 	}
 }
 
@@ -138,8 +188,9 @@ func isMid32(s float64) bool {
 // fastFMA runs fmaf over lanes with uniform operands read in place.
 func fastFMA(r, a, b, c *slot, f32 bool) instr {
 	return func(fr *frame) error {
-		n := width(fr, r)
-		R := fr.F[r.idx][:n]
+		lo, hi := fr.span(r)
+		n := hi - lo
+		R := fr.F[r.idx][lo:hi]
 		A, B, C := fr.F[a.idx], fr.F[b.idx], fr.F[c.idx]
 		sa, sb, sc := 1, 1, 1
 		if a.uni != r.uni {
@@ -155,12 +206,12 @@ func fastFMA(r, a, b, c *slot, f32 bool) instr {
 			A, B, C = fr.floats(a, !r.uni, 0), fr.floats(b, !r.uni, 1), fr.floats(c, !r.uni, 2)
 			sa, sb, sc = 1, 1, 1
 		}
+		// Varying operands are read from lo on; uniform ones at 0.
+		A, B, C = A[lo*sa:], B[lo*sb:], C[lo*sc:]
 		if f32 {
 			if sa == 0 && sb == 1 && sc == 1 {
 				x, B, C := A[0], B[:n], C[:n]
-				for i := range R {
-					R[i] = fma32(x, B[i], C[i])
-				}
+				fmaSVV32(R, x, B, C)
 				return nil
 			}
 			if sa == 1 && sb == 1 && sc == 1 {
@@ -192,9 +243,38 @@ func fastCmpI(pred string, nb int, r, a, b *slot) instr {
 		mask = ^uint64(0)
 	}
 	return func(fr *frame) error {
-		n := width(fr, r)
-		R := fr.I[r.idx][:n]
+		lo, hi := fr.span(r)
+		R := fr.I[r.idx][lo:hi]
 		A, B := fr.I[a.idx], fr.I[b.idx]
+		if !r.uni && b.uni && !a.uni {
+			// The common varying-versus-uniform shape (i < n, tid < stride).
+			A := A[lo:hi]
+			A = A[:len(R)]
+			y := B[0]
+			uy := uint64(y) & mask
+			switch pred {
+			case "ult":
+				for i := range R {
+					R[i] = b2i(uint64(A[i])&mask < uy)
+				}
+				return nil
+			case "slt":
+				for i := range R {
+					R[i] = b2i(A[i] < y)
+				}
+				return nil
+			case "eq":
+				for i := range R {
+					R[i] = b2i(A[i] == y)
+				}
+				return nil
+			case "ne":
+				for i := range R {
+					R[i] = b2i(A[i] != y)
+				}
+				return nil
+			}
+		}
 		sa, sb := 1, 1
 		if a.uni != r.uni {
 			sa = 0
@@ -202,6 +282,7 @@ func fastCmpI(pred string, nb int, r, a, b *slot) instr {
 		if b.uni != r.uni {
 			sb = 0
 		}
+		A, B = A[lo*sa:], B[lo*sb:]
 		switch pred {
 		case "ult":
 			for i := range R {
@@ -234,5 +315,19 @@ func fastCmpI(pred string, nb int, r, a, b *slot) instr {
 			}
 		}
 		return nil
+	}
+}
+
+// fmaSVV32 is R = fma32(x, B, C), the a*x+y shape, in one tight loop.
+func fmaSVV32(R []float64, x float64, B, C []float64) {
+	B, C = B[:len(R)], C[:len(R)]
+	for i := range R {
+		p := x * B[i]
+		s := p + C[i]
+		if math.Float64bits(s)&(1<<29-1) == 1<<28 || math.Abs(s) < 0x1p-126 {
+			R[i] = fma32(x, B[i], C[i])
+			continue
+		}
+		R[i] = float64(float32(s))
 	}
 }

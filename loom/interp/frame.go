@@ -29,6 +29,9 @@ type slot struct {
 	ci  int64
 	// shape is the vector shape of a vector register (nil for scalars).
 	shape []int64
+	// aff marks an int register whose producer records lane facts in the
+	// frame's meta (see affine.go).
+	aff bool
 }
 
 // instr is one compiled operation, executed for all active lanes.
@@ -40,14 +43,21 @@ type frame struct {
 	r *runState
 	L int // lanes (work-items) per workgroup
 
-	I [][]int64
-	F [][]float64
-	V [][]view
+	I    [][]int64
+	meta []regMeta // per int register; read only for slots with aff set
+	F    [][]float64
+	V    [][]view
 
 	// mask is the active mask of the code running now; nact its count.
-	mask  []bool
-	nact  int
-	alive []bool
+	mask []bool
+	nact int
+	// lo and hi bound the active lanes: every active lane l has
+	// lo <= l < hi (a superset is always allowed; lo=0, hi=L is the
+	// trivial bound). Lane loops of single-component registers run over
+	// [lo, hi) only, which is what makes narrowing control flow (tree
+	// reductions, tails) cheap.
+	lo, hi int
+	alive  []bool
 	// nalive counts lanes that have not left the kernel.
 	nalive int
 	masks  [][]bool // one scratch mask per control-flow depth
@@ -69,16 +79,61 @@ func (fr *frame) active(l int) bool { return fr.mask[l] }
 // full reports whether every lane of the workgroup runs the current op.
 func (fr *frame) full() bool { return fr.nact == fr.L }
 
-// setMask makes m the active mask and counts it.
+// setMask makes m the active mask, counts it and bounds it.
 func (fr *frame) setMask(m []bool) {
 	fr.mask = m
-	n := 0
-	for _, b := range m {
+	n, lo, hi := 0, len(m), 0
+	for l, b := range m {
 		if b {
 			n++
+			hi = l + 1
+			if l < lo {
+				lo = l
+			}
 		}
 	}
-	fr.nact = n
+	if n == 0 {
+		lo = 0
+	}
+	fr.nact, fr.lo, fr.hi = n, lo, hi
+}
+
+// use makes m (with n active lanes) the active mask, bounding it by scan.
+func (fr *frame) use(m []bool, n int) {
+	fr.mask, fr.nact = m, n
+	fr.bound()
+}
+
+// bound recomputes lo and hi from the current mask.
+func (fr *frame) bound() {
+	m := fr.mask
+	lo, hi := 0, len(m)
+	for lo < hi && !m[lo] {
+		lo++
+	}
+	for hi > lo && !m[hi-1] {
+		hi--
+	}
+	fr.lo, fr.hi = lo, hi
+}
+
+// unbound resets the active bound to every lane (always valid).
+func (fr *frame) unbound() { fr.lo, fr.hi = 0, fr.L }
+
+// dense reports whether the active lanes are exactly [lo, hi).
+func (fr *frame) dense() bool { return fr.nact == fr.hi-fr.lo }
+
+// span returns the element range of register r that an element-wise op
+// must compute: every element of a uniform or vector register, the active
+// bound of a single-component varying one.
+func (fr *frame) span(r *slot) (int, int) {
+	if r.uni {
+		return 0, r.comps
+	}
+	if r.comps != 1 {
+		return 0, r.comps * fr.L
+	}
+	return fr.lo, fr.hi
 }
 
 // firstActive returns the lowest active lane, or -1.

@@ -117,7 +117,11 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 			}, class: ErrOverflow, what: r.typ.Name + " multiplication overflows"}
 		}
 	}
-	return c.fold2(op, r, ops[0], ops[1], fn, pre, post)
+	in, err := c.fold2(op, r, ops[0], ops[1], fn, pre, post)
+	if err == nil && in != nil && rest == "add" && r.typ.Kind == loom.TypeIndex && nb < 64 && !r.uni && (ops[0].uni != ops[1].uni) {
+		in = affineAdd(op, r, ops[0], ops[1], in, c.k.tgt)
+	}
+	return in, err
 }
 
 func abs64(x int64) int64 {

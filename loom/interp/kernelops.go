@@ -52,9 +52,14 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			return nil, err
 		}
 		dispatch := rest == "workitem.dispatch.id"
+		r.aff = ax == 0
 		return func(fr *frame) error {
 			out := fr.I[r.idx]
 			lid := fr.r.lid[ax]
+			if r.aff {
+				// Along x of a one-dimensional workgroup the id is the lane.
+				fr.meta[r.idx].aff = fr.L == fr.r.launch.WorkgroupSize[0]
+			}
 			if !dispatch {
 				copy(out, lid)
 				return nil
@@ -219,9 +224,10 @@ func (c *compiler) exitInstr(depth int, cond *slot, epi []instr) instr {
 			}
 		}
 		if n > 0 {
-			fr.mask, fr.nact = m, n
+			fr.use(m, n)
 			if err := runCode(fr, epi); err != nil && err != errAllExited {
 				fr.mask = cur
+				fr.unbound()
 				return err
 			}
 			fr.restoreMask(cur)

@@ -594,28 +594,36 @@ func fastLoad(a *access, r *slot) instr {
 				return err
 			}
 		}
+		if blk, ok := contiguous(fr, v, a.idx[0]); ok {
+			decodeF32(fr.F[r.idx][fr.lo:fr.hi], blk)
+			return nil
+		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
-		ix := fr.I[a.idx[0].idx][:fr.L]
-		out := fr.F[r.idx][:len(ix)]
-		if fr.full() {
+		lo, hi := fr.lo, fr.hi
+		ix := fr.I[a.idx[0].idx][lo:hi]
+		out := fr.F[r.idx][lo:hi]
+		out = out[:len(ix)]
+		if fr.dense() {
 			for l, i := range ix {
 				if uint64(i) >= uint64(dim) {
 					return slow(fr)
 				}
 				off := base + i*st
-				out[l] = float64(math.Float32frombits(le.Uint32(mem[off:])))
+				out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
 			}
 			return nil
 		}
+		mask := fr.mask[lo:hi]
+		mask = mask[:len(ix)]
 		for l, i := range ix {
-			if !fr.mask[l] {
+			if !mask[l] {
 				continue
 			}
 			if uint64(i) >= uint64(dim) {
 				return slow(fr)
 			}
 			off := base + i*st
-			out[l] = float64(math.Float32frombits(le.Uint32(mem[off:])))
+			out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
 		}
 		return nil
 	}
@@ -643,19 +651,27 @@ func fastStore(a *access, x *slot) instr {
 				return err
 			}
 		}
+		if blk, ok := contiguous(fr, v, a.idx[0]); ok {
+			encodeF32(blk, fr.F[x.idx][fr.lo:fr.hi])
+			return nil
+		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
-		ix := fr.I[a.idx[0].idx][:fr.L]
-		in := fr.F[x.idx][:len(ix)]
-		full := fr.full()
+		lo, hi := fr.lo, fr.hi
+		ix := fr.I[a.idx[0].idx][lo:hi]
+		in := fr.F[x.idx][lo:hi]
+		in = in[:len(ix)]
+		mask := fr.mask[lo:hi]
+		mask = mask[:len(ix)]
+		full := fr.dense()
 		for l, i := range ix {
-			if !full && !fr.mask[l] {
+			if !full && !mask[l] {
 				continue
 			}
 			if uint64(i) >= uint64(dim) {
 				return slow(fr)
 			}
 			off := base + i*st
-			le.PutUint32(mem[off:], math.Float32bits(float32(in[l])))
+			le.PutUint32(mem[off:off+4], math.Float32bits(float32(in[l])))
 		}
 		return nil
 	}

@@ -54,6 +54,7 @@ func (p *framePool) put(f *frame) {
 func (k *Kernel) newFrame(L int) *frame {
 	fr := &frame{k: k, L: L}
 	fr.I = make([][]int64, k.nI)
+	fr.meta = make([]regMeta, k.nI)
 	fr.F = make([][]float64, k.nF)
 	fr.V = make([][]view, k.nV)
 	for _, s := range k.slots {

@@ -360,10 +360,10 @@ func (c *compiler) vecExtractInsert(b *block, op *loom.Op, insert bool) (instr, 
 
 // copySlotAll copies src into dst on every lane (dst at least as varying).
 func (fr *frame) copySlotAll(dst, src *slot) {
-	saved, n := fr.mask, fr.nact
-	fr.mask, fr.nact = fr.all, fr.L
+	saved, n, lo, hi := fr.mask, fr.nact, fr.lo, fr.hi
+	fr.mask, fr.nact, fr.lo, fr.hi = fr.all, fr.L, 0, fr.L
 	fr.copySlot(dst, src)
-	fr.mask, fr.nact = saved, n
+	fr.mask, fr.nact, fr.lo, fr.hi = saved, n, lo, hi
 }
 
 func (c *compiler) vecSlice(b *block, op *loom.Op) (instr, error) {

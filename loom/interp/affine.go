@@ -1,0 +1,205 @@
+package interp
+
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Lane-affine values. Work-item ids along x of a one-dimensional workgroup,
+// and those plus a uniform value, hold base+l on lane l. Their producers
+// record that fact at run time in the frame's meta (for the registers the
+// compiler marked as candidates, which only their producer writes, SSA
+// being single-assignment), so consumers can replace per-lane work with
+// range work: a load or store at an affine index is one contiguous block
+// with one bounds check, and a comparison of an affine index with a
+// uniform bound is a lane range, which scf.if turns into a mask without
+// looking at lanes.
+
+// regMeta is what a producer knows about an int register's lanes.
+type regMeta struct {
+	// aff: element l is element 0 plus l, on every lane of the workgroup
+	// (computed in int64; lanes outside the active bound may lie outside
+	// the index carrier, they are never read as active).
+	aff bool
+	// rng: over the lanes [dlo, dhi) active when it was computed, the
+	// value is 1 exactly on [rlo, rhi) and 0 elsewhere.
+	rng                bool
+	dlo, dhi, rlo, rhi int
+}
+
+// affine reports whether varying register s holds base+lane now.
+func (fr *frame) affine(s *slot) bool { return s.aff && fr.meta[s.idx].aff }
+
+// affineAdd emits r = a + b for index values where one operand is varying
+// and may be affine and the other is uniform; a varying operand that is not
+// affine at run time takes the general path.
+func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
+	v, u := a, b
+	if a.uni {
+		v, u = b, a
+	}
+	r.aff = true
+	lim := tg.indexMax
+	bits := tg.indexBits
+	return func(fr *frame) error {
+		if !fr.affine(v) {
+			fr.meta[r.idx].aff = false
+			return general(fr)
+		}
+		base := fr.I[v.idx][0] + fr.I[u.idx][0]
+		R := fr.I[r.idx][:fr.L]
+		for l := range R {
+			R[l] = base + int64(l)
+		}
+		fr.meta[r.idx].aff = true
+		// Values rise with the lane: only the ends of the active bound can
+		// leave the carrier, and only an active lane's value is an error.
+		lo, hi := fr.lo, fr.hi
+		if lo < hi && (R[lo] < tg.indexMin || R[hi-1] > lim) {
+			for l := lo; l < hi; l++ {
+				if fr.mask[l] && (R[l] < tg.indexMin || R[l] > lim) {
+					return newTrap(op, l, ErrOverflow, "index value %d does not fit the %d-bit carrier", R[l], bits)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// affineCmp emits r = a pred b for a varying, possibly affine index a and
+// a uniform b (the i < n and tid < stride shapes), recording the lane
+// range where it holds; otherwise it runs the general comparison.
+func affineCmp(pred string, r, a, b *slot, general instr) instr {
+	if pred != "ult" && pred != "slt" {
+		return nil
+	}
+	r.aff = true // candidate for range meta
+	return func(fr *frame) error {
+		m := &fr.meta[r.idx]
+		lo, hi := fr.lo, fr.hi
+		if !fr.affine(a) || lo >= hi {
+			m.rng = false
+			return general(fr)
+		}
+		A := fr.I[a.idx]
+		y := fr.I[b.idx][0]
+		if A[lo] < 0 || (pred == "ult" && y < 0) {
+			// Unsigned order of negative values: no range shortcut.
+			m.rng = false
+			return general(fr)
+		}
+		// a0+l < y  ⇔  l < y-a0, values nonnegative and rising.
+		k := int64(lo)
+		if d := y - A[0]; d > k {
+			k = min(d, int64(hi))
+		}
+		R := fr.I[r.idx][lo:hi]
+		split := int(k) - lo
+		for i := range R[:split] {
+			R[i] = 1
+		}
+		clear(R[split:])
+		*m = regMeta{rng: true, dlo: lo, dhi: hi, rlo: lo, rhi: int(k)}
+		return nil
+	}
+}
+
+// rangeMask is scf.if's shortcut: when cond is a recorded lane range valid
+// for the current (dense, all-alive) mask, the lanes taking the then
+// branch are the interval [a, b).
+func (fr *frame) rangeMask(cond *slot) (a, b int, ok bool) {
+	if !cond.aff || cond.uni || fr.nalive != fr.L || !fr.dense() {
+		return 0, 0, false
+	}
+	m := &fr.meta[cond.idx]
+	if !m.rng || fr.lo < m.dlo || fr.hi > m.dhi {
+		return 0, 0, false
+	}
+	a, b = max(fr.lo, m.rlo), min(fr.hi, m.rhi)
+	if a > b {
+		a = b
+	}
+	return a, b, true
+}
+
+// setRange makes m the mask of lanes [a, b).
+func setRange(m []bool, a, b int) {
+	clear(m[:a])
+	r := m[a:b]
+	for i := range r {
+		r[i] = true
+	}
+	clear(m[b:])
+}
+
+// contiguous returns the byte block of an f32 access whose lane index is
+// affine, for the dense active bound, after checking the whole block against
+// the view's extent and the bound bytes at once; ok is false when the
+// shortcut does not apply (the per-lane path then runs and reports any
+// violation).
+func contiguous(fr *frame, v *view, ix *slot) (blk []byte, ok bool) {
+	if !fr.dense() || !fr.affine(ix) || v.strides[0] != 1 {
+		return nil, false
+	}
+	lo, hi := fr.lo, fr.hi
+	if lo >= hi {
+		return nil, false
+	}
+	I := fr.I[ix.idx]
+	first, last := I[lo], I[hi-1]
+	if first < 0 || last >= v.dims[0] {
+		return nil, false
+	}
+	off := v.base + first*4
+	end := off + int64(hi-lo)*4
+	if off < 0 || end > v.lim || end > int64(len(v.mem)) {
+		return nil, false
+	}
+	return v.mem[off:end], true
+}
+
+// nativeLE is true on little-endian hosts, where an aligned block of
+// little-endian f32 bytes can be read as []float32 directly.
+var nativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// asF32 views blk as float32 values when the host allows it (little-endian,
+// 4-byte aligned); the bytes stay inside the checked block either way.
+func asF32(blk []byte) ([]float32, bool) {
+	if !nativeLE || len(blk) < 4 || uintptr(unsafe.Pointer(unsafe.SliceData(blk)))%4 != 0 {
+		return nil, false
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(blk))), len(blk)/4), true
+}
+
+// decodeF32 widens a block of little-endian f32 values.
+func decodeF32(out []float64, blk []byte) {
+	blk = blk[:4*len(out)]
+	if src, ok := asF32(blk); ok {
+		src = src[:len(out)]
+		for l, x := range src {
+			out[l] = float64(x)
+		}
+		return
+	}
+	for l := range out {
+		out[l] = float64(math.Float32frombits(le.Uint32(blk[4*l:])))
+	}
+}
+
+// encodeF32 narrows values into a block of little-endian f32.
+func encodeF32(blk []byte, in []float64) {
+	blk = blk[:4*len(in)]
+	if dst, ok := asF32(blk); ok {
+		dst = dst[:len(in)]
+		for l, x := range in {
+			dst[l] = float32(x)
+		}
+		return
+	}
+	for l, x := range in {
+		le.PutUint32(blk[4*l:], math.Float32bits(float32(x)))
+	}
+}
