@@ -20,18 +20,34 @@ import (
 
 // regMeta is what a producer knows about an int register's lanes.
 type regMeta struct {
-	// aff: element l is element 0 plus l, on every lane of the workgroup
-	// (computed in int64; lanes outside the active bound may lie outside
-	// the index carrier, they are never read as active).
-	aff bool
+	// aff: over the lanes [alo, ahi) (those active when it was computed,
+	// or more), element l is a0+l (computed in int64: inactive lanes may
+	// lie outside the index carrier, they are never read as active).
+	aff      bool
+	alo, ahi int
+	a0       int64
 	// rng: over the lanes [dlo, dhi) active when it was computed, the
 	// value is 1 exactly on [rlo, rhi) and 0 elsewhere.
 	rng                bool
 	dlo, dhi, rlo, rhi int
+	// lazy: the register was not written; its lanes follow from rng. Only
+	// set where every use of the value reads the range (scf.if), which
+	// materializes it when it cannot.
+	lazy bool
 }
 
-// affine reports whether varying register s holds base+lane now.
-func (fr *frame) affine(s *slot) bool { return s.aff && fr.meta[s.idx].aff }
+// affine reports whether varying register s holds a0+lane on every lane of
+// the current active bound, and returns a0.
+func (fr *frame) affine(s *slot) (int64, bool) {
+	if !s.aff {
+		return 0, false
+	}
+	m := &fr.meta[s.idx]
+	if !m.aff || fr.lo < m.alo || fr.hi > m.ahi {
+		return 0, false
+	}
+	return m.a0, true
+}
 
 // affineAdd emits r = a + b for index values where one operand is varying
 // and may be affine and the other is uniform; a varying operand that is not
@@ -45,23 +61,25 @@ func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
 	lim := tg.indexMax
 	bits := tg.indexBits
 	return func(fr *frame) error {
-		if !fr.affine(v) {
+		a0, ok := fr.affine(v)
+		if !ok {
 			fr.meta[r.idx].aff = false
 			return general(fr)
 		}
-		base := fr.I[v.idx][0] + fr.I[u.idx][0]
-		R := fr.I[r.idx][:fr.L]
-		for l := range R {
-			R[l] = base + int64(l)
+		base := a0 + fr.I[u.idx][0]
+		lo, hi := fr.lo, fr.hi
+		R := fr.I[r.idx][lo:hi]
+		for i := range R {
+			R[i] = base + int64(lo+i)
 		}
-		fr.meta[r.idx].aff = true
+		m := &fr.meta[r.idx]
+		m.aff, m.alo, m.ahi, m.a0 = true, lo, hi, base
 		// Values rise with the lane: only the ends of the active bound can
 		// leave the carrier, and only an active lane's value is an error.
-		lo, hi := fr.lo, fr.hi
-		if lo < hi && (R[lo] < tg.indexMin || R[hi-1] > lim) {
+		if lo < hi && (R[0] < tg.indexMin || R[len(R)-1] > lim) {
 			for l := lo; l < hi; l++ {
-				if fr.mask[l] && (R[l] < tg.indexMin || R[l] > lim) {
-					return newTrap(op, l, ErrOverflow, "index value %d does not fit the %d-bit carrier", R[l], bits)
+				if x := R[l-lo]; fr.mask[l] && (x < tg.indexMin || x > lim) {
+					return newTrap(op, l, ErrOverflow, "index value %d does not fit the %d-bit carrier", x, bits)
 				}
 			}
 		}
@@ -72,7 +90,10 @@ func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
 // affineCmp emits r = a pred b for a varying, possibly affine index a and
 // a uniform b (the i < n and tid < stride shapes), recording the lane
 // range where it holds; otherwise it runs the general comparison.
-func affineCmp(pred string, r, a, b *slot, general instr) instr {
+//
+// With lazy set (every use of the result is an scf.if condition), the
+// register itself is left unwritten while the range applies.
+func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
 	if pred != "ult" && pred != "slt" {
 		return nil
 	}
@@ -80,31 +101,34 @@ func affineCmp(pred string, r, a, b *slot, general instr) instr {
 	return func(fr *frame) error {
 		m := &fr.meta[r.idx]
 		lo, hi := fr.lo, fr.hi
-		if !fr.affine(a) || lo >= hi {
-			m.rng = false
-			return general(fr)
-		}
-		A := fr.I[a.idx]
+		a0, ok := fr.affine(a)
 		y := fr.I[b.idx][0]
-		if A[lo] < 0 || (pred == "ult" && y < 0) {
+		if !ok || lo >= hi || a0+int64(lo) < 0 || (pred == "ult" && y < 0) {
 			// Unsigned order of negative values: no range shortcut.
-			m.rng = false
+			m.rng, m.lazy = false, false
 			return general(fr)
 		}
 		// a0+l < y  ⇔  l < y-a0, values nonnegative and rising.
 		k := int64(lo)
-		if d := y - A[0]; d > k {
+		if d := y - a0; d > k {
 			k = min(d, int64(hi))
 		}
-		R := fr.I[r.idx][lo:hi]
-		split := int(k) - lo
-		for i := range R[:split] {
-			R[i] = 1
+		*m = regMeta{rng: true, dlo: lo, dhi: hi, rlo: lo, rhi: int(k), lazy: lazy}
+		if !lazy {
+			materialize(fr.I[r.idx], m, lo, hi)
 		}
-		clear(R[split:])
-		*m = regMeta{rng: true, dlo: lo, dhi: hi, rlo: lo, rhi: int(k)}
 		return nil
 	}
+}
+
+// materialize writes a range register's lanes [lo, hi).
+func materialize(R []int64, m *regMeta, lo, hi int) {
+	R = R[lo:hi]
+	split := min(max(m.rhi-lo, 0), len(R))
+	for i := range R[:split] {
+		R[i] = 1
+	}
+	clear(R[split:])
 }
 
 // rangeMask is scf.if's shortcut: when cond is a recorded lane range valid
@@ -141,15 +165,15 @@ func setRange(m []bool, a, b int) {
 // shortcut does not apply (the per-lane path then runs and reports any
 // violation).
 func contiguous(fr *frame, v *view, ix *slot) (blk []byte, ok bool) {
-	if !fr.dense() || !fr.affine(ix) || v.strides[0] != 1 {
+	if !fr.dense() || v.strides[0] != 1 {
 		return nil, false
 	}
+	a0, ok := fr.affine(ix)
 	lo, hi := fr.lo, fr.hi
-	if lo >= hi {
+	if !ok || lo >= hi {
 		return nil, false
 	}
-	I := fr.I[ix.idx]
-	first, last := I[lo], I[hi-1]
+	first, last := a0+int64(lo), a0+int64(hi-1)
 	if first < 0 || last >= v.dims[0] {
 		return nil, false
 	}
@@ -202,4 +226,59 @@ func encodeF32(blk []byte, in []float64) {
 	for l, x := range in {
 		le.PutUint32(blk[4*l:], math.Float32bits(float32(x)))
 	}
+}
+
+// condOnly returns the SSA names, among every op of mods, whose every use
+// is as the condition of an scf.if. Names are not unique across functions,
+// so a use anywhere disqualifies a name everywhere; that is conservative.
+func condOnly(mods []*loom.Module) map[string]bool {
+	ifUse, other := map[string]bool{}, map[string]bool{}
+	var typ func(t *loom.Type)
+	typ = func(t *loom.Type) {
+		if t == nil {
+			return
+		}
+		for _, d := range t.Dims {
+			if d.Value != nil {
+				other[d.Value.Name] = true
+			}
+		}
+		typ(t.Elem)
+	}
+	var walk func(ops []*loom.Op)
+	walk = func(ops []*loom.Op) {
+		for _, op := range ops {
+			for i, o := range op.Operands {
+				if o.Lit != nil {
+					continue
+				}
+				if op.Name == "scf.if" && i == 0 {
+					ifUse[o.Name] = true
+				} else {
+					other[o.Name] = true
+				}
+			}
+			for _, t := range op.Types {
+				typ(t)
+			}
+			for _, t := range op.ResultTypes {
+				typ(t)
+			}
+			for _, r := range op.Regions {
+				walk(r.Ops)
+			}
+		}
+	}
+	for _, m := range mods {
+		if m != nil {
+			walk(m.Ops)
+		}
+	}
+	out := map[string]bool{}
+	for n := range ifUse {
+		if !other[n] {
+			out[n] = true
+		}
+	}
+	return out
 }

@@ -16,6 +16,8 @@ type compiler struct {
 	defs     map[string]*loom.ConfigDef
 	// calls is the chain of functions being inlined, to refuse recursion.
 	calls []string
+	// condOnly names values used only as scf.if conditions.
+	condOnly map[string]bool
 }
 
 // scope maps SSA names to slots; regions nest scopes, each inlined call
@@ -57,6 +59,7 @@ func newCompiler(k *Kernel, mods []*loom.Module, opts Options) (*compiler, error
 		families: map[string][]*loom.Func{},
 		config:   opts.Config,
 		defs:     map[string]*loom.ConfigDef{},
+		condOnly: condOnly(mods),
 	}
 	for _, m := range mods {
 		if m == nil {

@@ -106,32 +106,56 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 		m := fr.masks[depth]
 		cv := fr.I[cond.idx]
 		clo, chi, cn := fr.lo, fr.hi, fr.nact
-		if a, b, ok := fr.rangeMask(cond); ok && (len(els) == 0 || a == b) {
-			// The then lanes are an interval, and there is no else code
-			// to run for the rest: no lane is looked at.
-			if a < b {
-				setRange(m, a, b)
-				fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
-				if err := runCode(fr, then); err != nil && err != errAllExited {
-					fr.mask = cur
-					fr.unbound()
-					return err
-				}
-			} else if len(els) > 0 {
-				if err := runCode(fr, els); err != nil && err != errAllExited {
-					return err
-				}
+		if a, b, ok := fr.rangeMask(cond); ok {
+			// The then lanes are the interval [a, b) of the dense bound
+			// [clo, chi); when the else lanes are one interval too, both
+			// masks are made without looking at lanes.
+			ea, eb, eok := clo, chi, true
+			switch {
+			case a == b:
+			case a == clo:
+				ea = b
+			case b == chi:
+				eb = a
+			default:
+				eok = len(els) == 0
 			}
-			if fr.nalive == fr.L {
-				// Nobody left the kernel: cur is unchanged.
-				fr.mask, fr.nact, fr.lo, fr.hi = cur, cn, clo, chi
+			if eok {
+				if a < b && len(then) > 0 {
+					setRange(m, a, b)
+					fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
+					if err := runCode(fr, then); err != nil && err != errAllExited {
+						fr.mask = cur
+						fr.unbound()
+						return err
+					}
+				}
+				if ea < eb && len(els) > 0 {
+					setRange(m, ea, eb)
+					fr.mask, fr.nact, fr.lo, fr.hi = m, eb-ea, ea, eb
+					if err := runCode(fr, els); err != nil && err != errAllExited {
+						fr.mask = cur
+						fr.unbound()
+						return err
+					}
+				}
+				if fr.nalive == fr.L {
+					// Nobody left the kernel: cur is unchanged.
+					fr.mask, fr.nact, fr.lo, fr.hi = cur, cn, clo, chi
+					return nil
+				}
+				fr.restoreMask(cur)
+				if fr.nact == 0 {
+					return errAllExited
+				}
 				return nil
 			}
-			fr.restoreMask(cur)
-			if fr.nact == 0 {
-				return errAllExited
+		}
+		if cond.aff {
+			if md := &fr.meta[cond.idx]; md.lazy {
+				materialize(cv, md, md.dlo, md.dhi)
+				md.lazy = false
 			}
-			return nil
 		}
 		for pass := 0; pass < 2; pass++ {
 			code := then

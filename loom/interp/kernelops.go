@@ -58,7 +58,11 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			lid := fr.r.lid[ax]
 			if r.aff {
 				// Along x of a one-dimensional workgroup the id is the lane.
-				fr.meta[r.idx].aff = fr.L == fr.r.launch.WorkgroupSize[0]
+				m := &fr.meta[r.idx]
+				m.aff, m.alo, m.ahi, m.a0 = fr.L == fr.r.launch.WorkgroupSize[0], 0, fr.L, 0
+				if dispatch {
+					m.a0 = fr.wg[0] * int64(fr.L)
+				}
 			}
 			if !dispatch {
 				copy(out, lid)
