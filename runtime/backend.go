@@ -9,9 +9,11 @@ import "github.com/loomgen/loomgen/loom"
 //
 // Ordering: every call that touches memory (upload, download, copy, fill,
 // launch, launchGraph) is ordered after all work submitted before it, as if
-// on one stream. upload and download return only once the host slice may be
-// reused or read. synchronize waits for all submitted work and reports the
-// first asynchronous failure.
+// on one stream. upload returns only once the host slice may be reused;
+// download may only queue the copy, so its destination is valid after the
+// next synchronize (ReadMany queues every copy, then waits once).
+// synchronize waits for all submitted work and reports the first
+// asynchronous failure.
 type backend interface {
 	// name is "cpu", "cuda" or "hip".
 	name() string
@@ -35,6 +37,8 @@ type backend interface {
 
 	// loadKernel compiles one kernel for this backend.
 	loadKernel(req *kernelRequest) (devKernel, error)
+	// freeKernel releases a loaded kernel (a GPU module); Close calls it.
+	freeKernel(k devKernel) error
 	// launch runs one dispatch.
 	launch(l *launchCmd) error
 
@@ -69,6 +73,9 @@ type kernelRequest struct {
 	Config  map[string]loom.Const
 	Target  loom.Target
 	Workers int
+	// SM is the device's compute capability times ten (90 for sm_90), set
+	// by the CUDA backend so PTX targets the device it loads on.
+	SM int
 }
 
 // launchArg is one packed launch argument: a buffer range or a scalar at its

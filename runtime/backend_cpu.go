@@ -213,6 +213,7 @@ func (c *cpuBackend) launchGraph(dg devGraph) error {
 	return errors.Join(errs...)
 }
 
-func (c *cpuBackend) freeGraph(devGraph) error { return nil }
-func (c *cpuBackend) synchronize() error       { return nil }
-func (c *cpuBackend) close() error             { return nil }
+func (c *cpuBackend) freeKernel(devKernel) error { return nil }
+func (c *cpuBackend) freeGraph(devGraph) error   { return nil }
+func (c *cpuBackend) synchronize() error         { return nil }
+func (c *cpuBackend) close() error               { return nil }

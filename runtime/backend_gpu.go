@@ -45,6 +45,7 @@ type gpuBackend struct {
 	lib    *hip.Library
 	ctx    *hip.Context
 	stream *hip.Stream
+	sm     int // compute capability times ten, the PTX target
 }
 
 func openCUDABackend(opts Options) (backend, error) {
@@ -65,21 +66,35 @@ func openCUDABackend(opts Options) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	major, minor, err := ctx.Device().ComputeCapability()
+	if err != nil {
+		ctx.Close()
+		return nil, err
+	}
+	// loom/ptx emits instructions from sm_80 on; under auto an older GPU
+	// leaves the session on the CPU rather than failing every Compile.
+	if sm := 10*major + minor; sm < 80 && requestedBackend(opts) == "auto" {
+		ctx.Close()
+		return nil, fmt.Errorf("compute capability %d.%d is below sm_80, the oldest target of the Loom→PTX compiler", major, minor)
+	}
 	s, err := ctx.NewStream()
 	if err != nil {
 		ctx.Close()
 		return nil, err
 	}
-	return &gpuBackend{lib: lib, ctx: ctx, stream: s}, nil
+	return &gpuBackend{lib: lib, ctx: ctx, stream: s, sm: 10*major + minor}, nil
 }
 
 // gpuMem is an allocation: device memory, or pinned host memory that the
-// device reaches at the same address (unified addressing).
+// device reaches at the same address (unified addressing). A zero-byte
+// allocation holds neither: the drivers refuse empty allocations, and no
+// command can touch its bytes.
 type gpuMem struct {
-	dev  *hip.DeviceMemory
-	host *hip.HostMemory
-	ptr  hip.DevicePtr
-	size int
+	dev    *hip.DeviceMemory
+	host   *hip.HostMemory
+	ptr    hip.DevicePtr
+	size   int
+	shared bool
 }
 
 type gpuKernel struct {
@@ -97,13 +112,16 @@ func (b *gpuBackend) name() string        { return "cuda" }
 func (b *gpuBackend) target() loom.Target { return loom.TargetGPU }
 
 func (b *gpuBackend) alloc(n int, shared bool) (devMem, error) {
+	if n == 0 {
+		return &gpuMem{shared: shared}, nil
+	}
 	if shared {
 		h, err := b.ctx.AllocHost(n)
 		if err != nil {
 			return nil, err
 		}
 		clear(h.Bytes())
-		return &gpuMem{host: h, ptr: h.DevicePtr(), size: n}, nil
+		return &gpuMem{host: h, ptr: h.DevicePtr(), size: n, shared: true}, nil
 	}
 	d, err := b.ctx.Alloc(n)
 	if err != nil {
@@ -118,20 +136,25 @@ func (b *gpuBackend) alloc(n int, shared bool) (devMem, error) {
 
 func (b *gpuBackend) free(m devMem) error {
 	g := m.(*gpuMem)
-	// Work queued on the memory must finish before it is released.
-	if err := b.stream.Synchronize(); err != nil {
-		return err
+	if g.host == nil && g.dev == nil {
+		return nil
 	}
+	// Work queued on the memory must finish before it is released. After a
+	// fault the wait fails, but the memory is released all the same.
+	err := b.stream.Synchronize()
 	if g.host != nil {
-		return g.host.Close()
+		return errors.Join(err, g.host.Close())
 	}
-	return g.dev.Close()
+	return errors.Join(err, g.dev.Close())
 }
 
 func (b *gpuBackend) hostBytes(m devMem) ([]byte, bool) {
 	g := m.(*gpuMem)
-	if g.host == nil {
+	if !g.shared {
 		return nil, false
+	}
+	if g.host == nil {
+		return []byte{}, true
 	}
 	return g.host.Bytes(), true
 }
@@ -144,12 +167,11 @@ func (b *gpuBackend) upload(dst devMem, off int, data []byte) error {
 	return b.stream.Synchronize()
 }
 
+// download queues the copy on the stream; dst is valid after the next
+// synchronize, so ReadMany waits once for all of its copies.
 func (b *gpuBackend) download(dst []byte, src devMem, off int) error {
 	g := src.(*gpuMem)
-	if err := b.stream.CopyDtoH(dst, g.ptr.Add(off)); err != nil {
-		return err
-	}
-	return b.stream.Synchronize()
+	return b.stream.CopyDtoH(dst, g.ptr.Add(off))
 }
 
 func (b *gpuBackend) copy(dst devMem, dstOff int, src devMem, srcOff, n int) error {
@@ -164,7 +186,9 @@ func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
 	if ptxCompiler == nil {
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, errNoPTXCompiler)
 	}
-	ptx, entry, err := ptxCompiler(req)
+	r := *req
+	r.SM = b.sm
+	ptx, entry, err := ptxCompiler(&r)
 	if err != nil {
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
@@ -178,6 +202,10 @@ func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
 	return &gpuKernel{mod: mod, fn: fn}, nil
+}
+
+func (b *gpuBackend) freeKernel(k devKernel) error {
+	return k.(*gpuKernel).mod.Close()
 }
 
 // pack fills the kernel's reusable Args from a launch's packed arguments.

@@ -161,6 +161,9 @@ func TestGPUBackendPTX(t *testing.T) {
 		if err := b.download(got, y, 64); err != nil {
 			t.Fatal(err)
 		}
+		if err := b.synchronize(); err != nil {
+			t.Fatal(err)
+		}
 		check("graph", u32s(got))
 	}
 	if err := b.freeGraph(g); err != nil {
@@ -171,6 +174,9 @@ func TestGPUBackendPTX(t *testing.T) {
 	}
 	got := make([]byte, 4*n)
 	if err := b.download(got, x, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.synchronize(); err != nil {
 		t.Fatal(err)
 	}
 	check("copy", u32s(got))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -148,6 +149,17 @@ func TestExecutionFailureMakesUnusable(t *testing.T) {
 	}
 	if _, err := s.Read(big.Region()); !errors.Is(err, ErrUnusable) {
 		t.Errorf("read after failure: %v", err)
+	}
+	// The same fault issued directly, without a graph.
+	d := testSession(t)
+	q := newPipeline(t, d)
+	small, big = must(Alloc[float32](d, 10)), must(Alloc[float32](d, 100))
+	err = d.Run([]Command{q.squareD(100, small, big)})
+	if !errors.Is(err, ErrDevice) || !strings.Contains(err.Error(), "run: command 0") {
+		t.Errorf("direct run error %v does not wrap ErrDevice naming the command", err)
+	}
+	if err := d.Synchronize(); !errors.Is(err, ErrUnusable) {
+		t.Errorf("synchronize after direct failure: %v", err)
 	}
 }
 

@@ -10,11 +10,14 @@ import (
 type faultyBackend struct {
 	*cpuBackend
 	mu       sync.Mutex
-	failOn   string // "upload", "download", "fill", "launchGraph", "synchronize"
+	failOn   string // "upload", "download", "fill", "launchGraph", "buildGraph", "synchronize"
 	noHost   bool
 	syncs    int
 	log      []string
 	logFills bool
+	// freed counts released allocations, kernels and graphs, so tests can
+	// check that Close releases everything.
+	freedMem, freedKernels, freedGraphs int
 }
 
 var errInjected = errors.New("injected device fault")
@@ -73,6 +76,34 @@ func (f *faultyBackend) launchGraph(g devGraph) error {
 	// The graph's own fills go through cpuBackend.fill, not the logging
 	// wrapper, so only direct fills log "direct".
 	return f.cpuBackend.launchGraph(g)
+}
+
+func (f *faultyBackend) buildGraph(nodes []graphNode) (devGraph, error) {
+	if err := f.fault("buildGraph"); err != nil {
+		return nil, err
+	}
+	return f.cpuBackend.buildGraph(nodes)
+}
+
+func (f *faultyBackend) free(m devMem) error {
+	f.mu.Lock()
+	f.freedMem++
+	f.mu.Unlock()
+	return f.cpuBackend.free(m)
+}
+
+func (f *faultyBackend) freeKernel(k devKernel) error {
+	f.mu.Lock()
+	f.freedKernels++
+	f.mu.Unlock()
+	return f.cpuBackend.freeKernel(k)
+}
+
+func (f *faultyBackend) freeGraph(g devGraph) error {
+	f.mu.Lock()
+	f.freedGraphs++
+	f.mu.Unlock()
+	return f.cpuBackend.freeGraph(g)
 }
 
 func (f *faultyBackend) synchronize() error {

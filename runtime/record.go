@@ -50,8 +50,11 @@ func (g *GraphInfo) DependsOn(to, from int) bool {
 }
 
 // Record checks every command, infers the dependencies between them and
-// stores the result under key for Replay. Keys are unique. A record error
-// leaves the session usable and records nothing.
+// stores the result under key for Replay. Keys are unique. A check error
+// (bad region, foreign handle, weight written, duplicate key, empty graph)
+// leaves the session usable and records nothing; a backend failure while
+// building the device graph is a device failure like any other and makes
+// the session unusable.
 func (s *Session) Record(key string, cmds []Command) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,7 +98,7 @@ func (s *Session) Record(key string, cmds []Command) error {
 	}
 	g, err := s.be.buildGraph(rec.nodes)
 	if err != nil {
-		return fmt.Errorf("%w: record %q: build graph: %w", ErrDevice, key, err)
+		return s.fail(fmt.Sprintf("record %q: build graph", key), err)
 	}
 	rec.dev = g
 	s.graphs[key] = rec

@@ -29,8 +29,15 @@ type Options struct {
 }
 
 // Session owns a model's storage, compiled kernels and recorded graphs on one
-// backend. Its methods are safe for concurrent use (they serialise on one
-// lock); a session is meant to be driven by one goroutine at a time.
+// backend.
+//
+// A Session is safe for concurrent use by several goroutines: every method
+// takes one lock for its whole duration, so calls from different goroutines
+// run one at a time, each seeing the effects of the calls that took the lock
+// before it. Ordering between goroutines is the order in which they take the
+// lock; a caller who needs "this Replay before that Read" must order the two
+// calls itself. Region, Slice, Kernel and Binding are plain values, free to
+// share.
 type Session struct {
 	id     uint64
 	mu     sync.Mutex
@@ -157,6 +164,11 @@ func (s *Session) Close() error {
 	for _, a := range s.allocs {
 		if a != nil && a.mem != nil {
 			errs = append(errs, s.be.free(a.mem))
+		}
+	}
+	for _, k := range s.kernels {
+		if k != nil && k.dev != nil {
+			errs = append(errs, s.be.freeKernel(k.dev))
 		}
 	}
 	errs = append(errs, s.be.close())
@@ -314,9 +326,9 @@ func (s *Session) Read(src Region) ([]byte, error) {
 }
 
 // ReadMany waits once for submitted work and copies every region back. When
-// every region is host-visible it copies directly; otherwise it downloads
-// all of them into one staging buffer (kept and reused across calls) and
-// hands out copies, which are the caller's to keep.
+// every region is host-visible it copies directly; otherwise it queues the
+// download of every region into one staging buffer (kept and reused across
+// calls), waits once, and hands out copies, which are the caller's to keep.
 func (s *Session) ReadMany(srcs []Region) ([][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -336,9 +348,6 @@ func (s *Session) ReadMany(srcs []Region) ([][]byte, error) {
 			allShared = false
 		}
 	}
-	if err := s.be.synchronize(); err != nil {
-		return nil, s.fail("synchronize before readback", err)
-	}
 	// One result block, split per region, keeps allocations to one.
 	block := make([]byte, total)
 	out := make([][]byte, len(srcs))
@@ -348,6 +357,9 @@ func (s *Session) ReadMany(srcs []Region) ([][]byte, error) {
 		pos += r.n
 	}
 	if allShared {
+		if err := s.be.synchronize(); err != nil {
+			return nil, s.fail("synchronize before readback", err)
+		}
 		for i, r := range srcs {
 			hb, _ := s.be.hostBytes(allocs[i].mem)
 			copy(out[i], hb[r.off:r.off+r.n])
@@ -366,6 +378,11 @@ func (s *Session) ReadMany(srcs []Region) ([][]byte, error) {
 			}
 		}
 		pos += r.n
+	}
+	// Downloads are ordered after all submitted work; one wait covers
+	// both.
+	if err := s.be.synchronize(); err != nil {
+		return nil, s.fail("readback: synchronize", err)
 	}
 	copy(block, st)
 	return out, nil

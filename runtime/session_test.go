@@ -252,6 +252,7 @@ func TestDeviceFailure(t *testing.T) {
 		{"synchronize", func(s *Session, r Region) error { return s.Synchronize() }, "synchronize"},
 		{"download", func(s *Session, r Region) error { return second(s.Read(r)) }, "readback"},
 		{"fill", func(s *Session, r Region) error { return s.Run([]Command{Fill{Region: r}}) }, "run: command 0"},
+		{"buildGraph", func(s *Session, r Region) error { return s.Record("g2", []Command{Fill{Region: r}}) }, `record "g2": build graph`},
 	}
 	for _, c := range cases {
 		s, fb := faultySession(2)
