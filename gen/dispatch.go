@@ -31,6 +31,7 @@ type dispatchWriter struct {
 	p       *exprPrinter
 	body    []jen.Code
 	skipped []string // checks Dispatch cannot evaluate, for the doc comment
+	spanVar bool     // the loomExtent local of exact extents is declared
 }
 
 func newDispatchWriter(k *Kernel, config map[string]*ConfigField, helpers map[string]bool) *dispatchWriter {
@@ -71,7 +72,10 @@ func (w *dispatchWriter) write() ([]jen.Code, error) {
 			return nil, err
 		}
 	}
-	groups, err := w.axes(k.Geometry.Workgroups, "groups", "workgroups", 0)
+	// Loom lets a launch config ask for zero workgroups, but the runtime
+	// launches at least one per axis and would refuse such a dispatch later,
+	// away from its arguments; Dispatch refuses it here and says why.
+	groups, err := w.axes(k.Geometry.Workgroups, "groups", "workgroups", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -163,12 +167,20 @@ func (w *dispatchWriter) axes(exprs [3]*loom.Expr, local, what string, least int
 		w.body = append(w.body,
 			jen.Id(name).Op(":=").Id(v.src),
 			jen.If(jen.Id(name).Op("<").Lit(int(least)).Op("||").Id(name).Op(">").Lit(maxDim)).Block(
-				w.fail(fmt.Sprintf("%%w: %s: %%d %s along %s for these arguments (launch config at %s); want %d to %d",
-					w.k.Export, what, axis, e.Pos, least, maxDim), jen.Id(name)),
+				w.fail(fmt.Sprintf("%%w: %s: %%d %s along %s for these arguments (launch config at %s); a dispatch needs %d to %d%s",
+					w.k.Export, what, axis, e.Pos, least, maxDim, emptyHint(local)), jen.Id(name)),
 			))
 		out[i] = jen.Int().Call(jen.Id(name))
 	}
 	return out, nil
+}
+
+// emptyHint tells the caller what to do about a grid with no workgroups.
+func emptyHint(local string) string {
+	if local != "groups" {
+		return ""
+	}
+	return " (with no work to do, skip the dispatch)"
 }
 
 // maxDim is the largest launch dimension: the runtime passes dimensions in
@@ -274,7 +286,9 @@ func (w *dispatchWriter) extent(b *Buffer) {
 	if b.Extent == nil {
 		return
 	}
+	w.p.exact = true
 	v, err := w.p.print(b.Extent)
+	w.p.exact = false
 	if err != nil {
 		w.p.guards = nil
 		b.Reason = "its extent has no Go translation: " + err.Error()
@@ -286,13 +300,36 @@ func (w *dispatchWriter) extent(b *Buffer) {
 	if b.ElemGo != "" {
 		region = jen.Id(p.GoName).Dot("Region").Call()
 	}
-	have := jen.Id(v.typ).Call(region.Clone().Dot("Len").Call())
 	if v.c != nil && v.c.Int <= 0 {
 		return
 	}
-	w.body = append(w.body, jen.If(jen.Id("need").Op(":=").Id(typedConst(v).src), have.Op("<").Id("need")).Block(
+	if v.c == nil && v.typ == "int64" {
+		v = w.p.exactOffset(v)
+	}
+	have := func() *jen.Statement { return jen.Id(v.typ).Call(region.Clone().Dot("Len").Call()) }
+	formula := escapePercent(prettyExpr(b.Extent, w.k, nil))
+	lengthCheck := jen.If(jen.Id("need").Op(":=").Id(typedConst(v).src), have().Op("<").Id("need")).Block(
 		w.fail(fmt.Sprintf("%%w: %s: buffer %s holds %%d bytes; the kernel's views span %%d bytes for these arguments (%s)",
-			w.k.Export, p.GoName, escapePercent(prettyExpr(b.Extent, w.k, nil))),
+			w.k.Export, p.GoName, formula),
+			region.Clone().Dot("Len").Call(), jen.Id("need")),
+	)
+	if !strings.Contains(v.src, extentVar+".") {
+		w.body = append(w.body, lengthCheck)
+		return
+	}
+	if !w.spanVar {
+		w.spanVar = true
+		w.body = append(w.body, jen.Var().Id(extentVar).Id("loomExtent"))
+	}
+	// The same check, refusing first the arguments for which the extent
+	// overflows 64 bits or goes negative, where wrapped arithmetic could
+	// make any buffer look long enough.
+	w.body = append(w.body, jen.If(jen.Id("need").Op(":=").Id(v.src), jen.Id(extentVar).Dot("invalid")).Block(
+		w.fail(fmt.Sprintf("%%w: %s: the kernel's views over buffer %s span a byte count (%s) that is negative or overflows 64 bits for these arguments",
+			w.k.Export, p.GoName, formula)),
+	).Else().If(have().Op("<").Id("need")).Block(
+		w.fail(fmt.Sprintf("%%w: %s: buffer %s holds %%d bytes; the kernel's views span %%d bytes for these arguments (%s)",
+			w.k.Export, p.GoName, formula),
 			region.Clone().Dot("Len").Call(), jen.Id("need")),
 	))
 }

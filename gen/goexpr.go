@@ -47,6 +47,42 @@ type exprPrinter struct {
 	cfgRecv string                  // Go expression of the Config value: "k.cfg" or "c"
 	guards  []guard
 	helpers map[string]bool // generated helper functions the output needs
+	// exact is set for buffer extents: index and offset additions,
+	// subtractions and multiplications, and index-to-offset casts, go
+	// through the loomExtent helpers held in the local named by extentVar,
+	// which flag overflow and negative byte counts instead of wrapping, so
+	// a length check cannot pass by wrap-around.
+	exact bool
+}
+
+// extentVar is the Dispatch local of type loomExtent that exact
+// expressions use.
+const extentVar = "span"
+
+// exactOp spells an overflow-checked add, sub or mul through loomExtent,
+// or reports false when typ is not a 64-bit integer carrier.
+func (p *exprPrinter) exactOp(name string, a, b goVal, typ string) (goVal, bool) {
+	if !p.exact {
+		return goVal{}, false
+	}
+	var suffix string
+	switch typ {
+	case "int64":
+		suffix = "S"
+	case "uint64":
+		suffix = "U"
+	default:
+		return goVal{}, false
+	}
+	p.helpers["loomExtent"] = true
+	return goVal{src: extentVar + "." + name + suffix + "(" + a.src + ", " + b.src + ")", typ: typ, prec: precPrimary}, true
+}
+
+// exactOffset converts an int64 value to a byte count, flagging a negative
+// one when the printer is exact.
+func (p *exprPrinter) exactOffset(a goVal) goVal {
+	p.helpers["loomExtent"] = true
+	return goVal{src: extentVar + ".offset(" + a.src + ")", typ: "uint64", prec: precPrimary}
 }
 
 // carrierType is the Go type an expression of Loom type t computes in.
@@ -196,6 +232,13 @@ func (p *exprPrinter) print(e *loom.Expr) (goVal, error) {
 		typ = args[0].typ
 	}
 	a, b := p.convert(args[0], typ), p.convert(args[1], typ)
+	switch e.Op {
+	case loom.ExprAdd, loom.ExprSub, loom.ExprMul:
+		name := map[loom.ExprOp]string{loom.ExprAdd: "add", loom.ExprSub: "sub", loom.ExprMul: "mul"}[e.Op]
+		if v, ok := p.exactOp(name, a, b, typ); ok {
+			return v, nil
+		}
+	}
 	switch e.Op {
 	case loom.ExprAdd:
 		return binary("+", precAdd, a, b, typ), nil
@@ -543,6 +586,9 @@ func (p *exprPrinter) cast(e *loom.Expr, a goVal) (goVal, error) {
 		}
 		return goVal{src: "loomBoolTo[" + to + "](" + a.src + ", " + one + ")", typ: to, prec: precPrimary}, nil
 	}
+	if p.exact && from == "int64" && to == "uint64" && (e.Pred == "index" || e.Pred == "extsi") && a.c == nil {
+		return p.exactOffset(a), nil
+	}
 	if to == "bool" {
 		// trunci to i1 keeps the low bit.
 		return goVal{src: paren(a, precMul) + "&1 != 0", typ: "bool", prec: precCmp}, nil
@@ -589,6 +635,64 @@ func loomCeilDivU[T uint8 | uint16 | uint32 | uint64](a, b T) T {
 	}
 	return q
 }`,
+	"loomExtent": `// loomExtent evaluates a buffer's extent in exact arithmetic: a step that
+// overflows 64 bits, or a negative count taken as bytes, sets invalid where
+// Go arithmetic would wrap, so a length check cannot pass by wrap-around.
+type loomExtent struct{ invalid bool }
+
+func (x *loomExtent) addS(a, b int64) int64 {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		x.invalid = true
+	}
+	return s
+}
+
+func (x *loomExtent) subS(a, b int64) int64 {
+	d := a - b
+	if (b > 0 && d > a) || (b < 0 && d < a) {
+		x.invalid = true
+	}
+	return d
+}
+
+func (x *loomExtent) mulS(a, b int64) int64 {
+	p := a * b
+	if a != 0 && (p/a != b || (a == -1 && b == -1<<63)) {
+		x.invalid = true
+	}
+	return p
+}
+
+func (x *loomExtent) addU(a, b uint64) uint64 {
+	s := a + b
+	if s < a {
+		x.invalid = true
+	}
+	return s
+}
+
+func (x *loomExtent) subU(a, b uint64) uint64 {
+	if b > a {
+		x.invalid = true
+	}
+	return a - b
+}
+
+func (x *loomExtent) mulU(a, b uint64) uint64 {
+	p := a * b
+	if a != 0 && p/a != b {
+		x.invalid = true
+	}
+	return p
+}
+
+func (x *loomExtent) offset(a int64) uint64 {
+	if a < 0 {
+		x.invalid = true
+	}
+	return uint64(a)
+}`,
 	"loomBoolTo": `// loomBoolTo widens an i1: one for true, zero for false.
 func loomBoolTo[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64](b bool, one T) T {
 	if b {
@@ -600,7 +704,7 @@ func loomBoolTo[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint6
 
 // generatedHelpers are the top-level names of the helpers and of the other
 // unexported declarations of the generated file.
-var generatedHelpers = []string{"loomSelect", "loomCeilDiv", "loomCeilDivU", "loomBoolTo", "loomSources"}
+var generatedHelpers = []string{"loomExtent", "loomSelect", "loomCeilDiv", "loomCeilDivU", "loomBoolTo", "loomSources"}
 
 // guardError formats the error a failed division guard returns.
 func guardError(export string, pos loom.Pos) string {

@@ -115,7 +115,7 @@ var predeclared = map[string]bool{
 // receiver, the imported packages and the locals of Dispatch.
 var reservedLocals = map[string]bool{
 	"k": true, "fmt": true, "loomrt": true, "math": true, "bits": true, "strconv": true,
-	"errors": true, "d": true, "err": true, "need": true,
+	"errors": true, "d": true, "err": true, "need": true, "span": true,
 	"groupsX": true, "groupsY": true, "groupsZ": true, "sizeX": true, "sizeY": true, "sizeZ": true,
 }
 

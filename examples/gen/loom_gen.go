@@ -194,19 +194,28 @@ func (k LayerNorm) Dispatch(rows int, cols int, eps float32, x loomrt.Slice[floa
 		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: cols = %v violates range(%%cols, 1, 65536) at kernels/mlp.loom:21:113", loomrt.ErrArgument, cols)
 	}
 	groupsX := int64(rows)
-	if groupsX < 0 || groupsX > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:17:45); want 0 to 2147483647", loomrt.ErrArgument, groupsX)
+	if groupsX < 1 || groupsX > 2147483647 {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:17:45); a dispatch needs 1 to 2147483647 (with no work to do, skip the dispatch)", loomrt.ErrArgument, groupsX)
 	}
-	if need := uint64(cols) * (uint64(rows) * 4); uint64(x.Region().Len()) < need {
+	var span loomExtent
+	if need := span.mulU(span.offset(int64(cols)), span.mulU(span.offset(int64(rows)), 4)); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: the kernel's views over buffer x span a byte count (cols*(rows*4)) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(x.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: buffer x holds %d bytes; the kernel's views span %d bytes for these arguments (cols*(rows*4))", loomrt.ErrArgument, x.Region().Len(), need)
 	}
-	if need := uint64(cols) * 4; uint64(gamma.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(cols)), 4); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: the kernel's views over buffer gamma span a byte count (cols*4) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(gamma.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: buffer gamma holds %d bytes; the kernel's views span %d bytes for these arguments (cols*4)", loomrt.ErrArgument, gamma.Region().Len(), need)
 	}
-	if need := uint64(cols) * 4; uint64(beta.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(cols)), 4); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: the kernel's views over buffer beta span a byte count (cols*4) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(beta.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: buffer beta holds %d bytes; the kernel's views span %d bytes for these arguments (cols*4)", loomrt.ErrArgument, beta.Region().Len(), need)
 	}
-	if need := uint64(cols) * (uint64(rows) * 4); uint64(out.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(cols)), span.mulU(span.offset(int64(rows)), 4)); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: the kernel's views over buffer out span a byte count (cols*(rows*4)) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(out.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: buffer out holds %d bytes; the kernel's views span %d bytes for these arguments (cols*(rows*4))", loomrt.ErrArgument, out.Region().Len(), need)
 	}
 	return loomrt.Dispatch{
@@ -250,23 +259,32 @@ func (k MatmulBias) Dispatch(m int, n int, k_ int, a loomrt.Slice[float32], b lo
 		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: kernel not loaded (take it from the Kernels that Load returns)", loomrt.ErrArgument)
 	}
 	groupsX := (int64(n) + 15) / 16
-	if groupsX < 0 || groupsX > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:96:3); want 0 to 2147483647", loomrt.ErrArgument, groupsX)
+	if groupsX < 1 || groupsX > 2147483647 {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:96:3); a dispatch needs 1 to 2147483647 (with no work to do, skip the dispatch)", loomrt.ErrArgument, groupsX)
 	}
 	groupsY := (int64(m) + 15) / 16
-	if groupsY < 0 || groupsY > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: %d workgroups along y for these arguments (launch config at kernels/mlp.loom:94:3); want 0 to 2147483647", loomrt.ErrArgument, groupsY)
+	if groupsY < 1 || groupsY > 2147483647 {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: %d workgroups along y for these arguments (launch config at kernels/mlp.loom:94:3); a dispatch needs 1 to 2147483647 (with no work to do, skip the dispatch)", loomrt.ErrArgument, groupsY)
 	}
-	if need := uint64(k_) * (uint64(m) * 4); uint64(a.Region().Len()) < need {
+	var span loomExtent
+	if need := span.mulU(span.offset(int64(k_)), span.mulU(span.offset(int64(m)), 4)); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: the kernel's views over buffer a span a byte count (k*(m*4)) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(a.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: buffer a holds %d bytes; the kernel's views span %d bytes for these arguments (k*(m*4))", loomrt.ErrArgument, a.Region().Len(), need)
 	}
-	if need := uint64(n) * (uint64(k_) * 4); uint64(b.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(n)), span.mulU(span.offset(int64(k_)), 4)); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: the kernel's views over buffer b span a byte count (n*(k*4)) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(b.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: buffer b holds %d bytes; the kernel's views span %d bytes for these arguments (n*(k*4))", loomrt.ErrArgument, b.Region().Len(), need)
 	}
-	if need := uint64(n) * 4; uint64(bias.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(n)), 4); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: the kernel's views over buffer bias span a byte count (n*4) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(bias.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: buffer bias holds %d bytes; the kernel's views span %d bytes for these arguments (n*4)", loomrt.ErrArgument, bias.Region().Len(), need)
 	}
-	if need := uint64(n) * (uint64(m) * 4); uint64(c.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(n)), span.mulU(span.offset(int64(m)), 4)); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: the kernel's views over buffer c span a byte count (n*(m*4)) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(c.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: buffer c holds %d bytes; the kernel's views span %d bytes for these arguments (n*(m*4))", loomrt.ErrArgument, c.Region().Len(), need)
 	}
 	return loomrt.Dispatch{
@@ -309,14 +327,17 @@ func (k Gelu) Dispatch(n int, x loomrt.Slice[float32]) (loomrt.Dispatch, error) 
 		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: division by zero at kernels/mlp.loom:170:3 for these arguments", loomrt.ErrArgument)
 	}
 	groupsX := (int64(n) + (int64(k.cfg.MlpBlock) - 1)) / int64(k.cfg.MlpBlock)
-	if groupsX < 0 || groupsX > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:170:3); want 0 to 2147483647", loomrt.ErrArgument, groupsX)
+	if groupsX < 1 || groupsX > 2147483647 {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:170:3); a dispatch needs 1 to 2147483647 (with no work to do, skip the dispatch)", loomrt.ErrArgument, groupsX)
 	}
 	sizeX := int64(k.cfg.MlpBlock)
 	if sizeX < 1 || sizeX > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: %d invocations per workgroup along x for these arguments (launch config at kernels/mlp.loom:167:3); want 1 to 2147483647", loomrt.ErrArgument, sizeX)
+		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: %d invocations per workgroup along x for these arguments (launch config at kernels/mlp.loom:167:3); a dispatch needs 1 to 2147483647", loomrt.ErrArgument, sizeX)
 	}
-	if need := uint64(n) * 4; uint64(x.Region().Len()) < need {
+	var span loomExtent
+	if need := span.mulU(span.offset(int64(n)), 4); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: the kernel's views over buffer x span a byte count (n*4) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(x.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: buffer x holds %d bytes; the kernel's views span %d bytes for these arguments (n*4)", loomrt.ErrArgument, x.Region().Len(), need)
 	}
 	return loomrt.Dispatch{
@@ -353,20 +374,27 @@ func (k Add) Dispatch(n int, a loomrt.Slice[float32], b loomrt.Slice[float32], o
 		return loomrt.Dispatch{}, fmt.Errorf("%w: add: division by zero at kernels/mlp.loom:209:3 for these arguments", loomrt.ErrArgument)
 	}
 	groupsX := (int64(n) + (int64(k.cfg.MlpBlock) - 1)) / int64(k.cfg.MlpBlock)
-	if groupsX < 0 || groupsX > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: add: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:209:3); want 0 to 2147483647", loomrt.ErrArgument, groupsX)
+	if groupsX < 1 || groupsX > 2147483647 {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: add: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:209:3); a dispatch needs 1 to 2147483647 (with no work to do, skip the dispatch)", loomrt.ErrArgument, groupsX)
 	}
 	sizeX := int64(k.cfg.MlpBlock)
 	if sizeX < 1 || sizeX > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: add: %d invocations per workgroup along x for these arguments (launch config at kernels/mlp.loom:206:3); want 1 to 2147483647", loomrt.ErrArgument, sizeX)
+		return loomrt.Dispatch{}, fmt.Errorf("%w: add: %d invocations per workgroup along x for these arguments (launch config at kernels/mlp.loom:206:3); a dispatch needs 1 to 2147483647", loomrt.ErrArgument, sizeX)
 	}
-	if need := uint64(n) * 4; uint64(a.Region().Len()) < need {
+	var span loomExtent
+	if need := span.mulU(span.offset(int64(n)), 4); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: add: the kernel's views over buffer a span a byte count (n*4) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(a.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: add: buffer a holds %d bytes; the kernel's views span %d bytes for these arguments (n*4)", loomrt.ErrArgument, a.Region().Len(), need)
 	}
-	if need := uint64(n) * 4; uint64(b.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(n)), 4); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: add: the kernel's views over buffer b span a byte count (n*4) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(b.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: add: buffer b holds %d bytes; the kernel's views span %d bytes for these arguments (n*4)", loomrt.ErrArgument, b.Region().Len(), need)
 	}
-	if need := uint64(n) * 4; uint64(out.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(n)), 4); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: add: the kernel's views over buffer out span a byte count (n*4) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(out.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: add: buffer out holds %d bytes; the kernel's views span %d bytes for these arguments (n*4)", loomrt.ErrArgument, out.Region().Len(), need)
 	}
 	return loomrt.Dispatch{
@@ -405,13 +433,18 @@ func (k SoftmaxRows) Dispatch(rows int, cols int, x loomrt.Slice[float32], out l
 		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: kernel not loaded (take it from the Kernels that Load returns)", loomrt.ErrArgument)
 	}
 	groupsX := int64(rows)
-	if groupsX < 0 || groupsX > 2147483647 {
-		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:229:49); want 0 to 2147483647", loomrt.ErrArgument, groupsX)
+	if groupsX < 1 || groupsX > 2147483647 {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: %d workgroups along x for these arguments (launch config at kernels/mlp.loom:229:49); a dispatch needs 1 to 2147483647 (with no work to do, skip the dispatch)", loomrt.ErrArgument, groupsX)
 	}
-	if need := uint64(cols) * (uint64(rows) * 4); uint64(x.Region().Len()) < need {
+	var span loomExtent
+	if need := span.mulU(span.offset(int64(cols)), span.mulU(span.offset(int64(rows)), 4)); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: the kernel's views over buffer x span a byte count (cols*(rows*4)) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(x.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: buffer x holds %d bytes; the kernel's views span %d bytes for these arguments (cols*(rows*4))", loomrt.ErrArgument, x.Region().Len(), need)
 	}
-	if need := uint64(cols) * (uint64(rows) * 4); uint64(out.Region().Len()) < need {
+	if need := span.mulU(span.offset(int64(cols)), span.mulU(span.offset(int64(rows)), 4)); span.invalid {
+		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: the kernel's views over buffer out span a byte count (cols*(rows*4)) that is negative or overflows 64 bits for these arguments", loomrt.ErrArgument)
+	} else if uint64(out.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: buffer out holds %d bytes; the kernel's views span %d bytes for these arguments (cols*(rows*4))", loomrt.ErrArgument, out.Region().Len(), need)
 	}
 	return loomrt.Dispatch{
@@ -425,4 +458,63 @@ func (k SoftmaxRows) Dispatch(rows int, cols int, x loomrt.Slice[float32], out l
 		WorkgroupSize: [3]int{32, 1, 1},
 		Workgroups:    [3]int{int(groupsX), 1, 1},
 	}, nil
+}
+
+// loomExtent evaluates a buffer's extent in exact arithmetic: a step that
+// overflows 64 bits, or a negative count taken as bytes, sets invalid where
+// Go arithmetic would wrap, so a length check cannot pass by wrap-around.
+type loomExtent struct{ invalid bool }
+
+func (x *loomExtent) addS(a, b int64) int64 {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		x.invalid = true
+	}
+	return s
+}
+
+func (x *loomExtent) subS(a, b int64) int64 {
+	d := a - b
+	if (b > 0 && d > a) || (b < 0 && d < a) {
+		x.invalid = true
+	}
+	return d
+}
+
+func (x *loomExtent) mulS(a, b int64) int64 {
+	p := a * b
+	if a != 0 && (p/a != b || (a == -1 && b == -1<<63)) {
+		x.invalid = true
+	}
+	return p
+}
+
+func (x *loomExtent) addU(a, b uint64) uint64 {
+	s := a + b
+	if s < a {
+		x.invalid = true
+	}
+	return s
+}
+
+func (x *loomExtent) subU(a, b uint64) uint64 {
+	if b > a {
+		x.invalid = true
+	}
+	return a - b
+}
+
+func (x *loomExtent) mulU(a, b uint64) uint64 {
+	p := a * b
+	if a != 0 && p/a != b {
+		x.invalid = true
+	}
+	return p
+}
+
+func (x *loomExtent) offset(a int64) uint64 {
+	if a < 0 {
+		x.invalid = true
+	}
+	return uint64(a)
 }
