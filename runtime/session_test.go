@@ -183,6 +183,24 @@ func TestSessionErrors(t *testing.T) {
 	if _, err := s.KernelInfo(foreignK); !errors.Is(err, ErrForeign) {
 		t.Errorf("KernelInfo foreign: %v", err)
 	}
+	if _, err := s.LaunchConfig(foreignK, nil); !errors.Is(err, ErrForeign) {
+		t.Errorf("LaunchConfig foreign: %v", err)
+	}
+	if _, err := s.KernelInfo(Kernel{}); !errors.Is(err, ErrArgument) {
+		t.Errorf("KernelInfo of the zero kernel: %v", err)
+	}
+	if _, err := s.ReadMany([]Region{r, foreign}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "read #1") {
+		t.Errorf("ReadMany with a foreign region: %v", err)
+	}
+	if _, err := s.Read(Region{}); !errors.Is(err, ErrArgument) {
+		t.Errorf("read of the zero region: %v", err)
+	}
+	if err := s.Upload(Region{}, nil); !errors.Is(err, ErrArgument) {
+		t.Errorf("upload into the zero region: %v", err)
+	}
+	if _, err := SliceOf[float32](Region{}); !errors.Is(err, ErrArgument) {
+		t.Errorf("typed view of the zero region: %v", err)
+	}
 	if _, err := s.Allocate(-1); !errors.Is(err, ErrArgument) {
 		t.Errorf("negative allocate: %v", err)
 	}
