@@ -94,7 +94,7 @@ func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
 // With lazy set (every use of the result is an scf.if condition), the
 // register itself is left unwritten while the range applies.
 func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
-	if pred != "ult" && pred != "slt" {
+	if pred != "ult" && pred != "slt" && pred != "eq" {
 		return nil
 	}
 	r.aff = true // candidate for range meta
@@ -108,12 +108,18 @@ func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
 			m.rng, m.lazy = false, false
 			return general(fr)
 		}
-		// a0+l < y  ⇔  l < y-a0, values nonnegative and rising.
-		k := int64(lo)
-		if d := y - a0; d > k {
-			k = min(d, int64(hi))
+		// a0+l < y  ⇔  l < y-a0, values nonnegative and rising;
+		// a0+l == y  ⇔  l == y-a0.
+		d := y - a0
+		rlo, rhi := int64(lo), int64(lo)
+		if pred == "eq" {
+			if d >= int64(lo) && d < int64(hi) {
+				rlo, rhi = d, d+1
+			}
+		} else if d > rhi {
+			rhi = min(d, int64(hi))
 		}
-		*m = regMeta{rng: true, dlo: lo, dhi: hi, rlo: lo, rhi: int(k), lazy: lazy}
+		*m = regMeta{rng: true, dlo: lo, dhi: hi, rlo: int(rlo), rhi: int(rhi), lazy: lazy}
 		if !lazy {
 			materialize(fr.I[r.idx], m, lo, hi)
 		}
@@ -124,11 +130,11 @@ func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
 // materialize writes a range register's lanes [lo, hi).
 func materialize(R []int64, m *regMeta, lo, hi int) {
 	R = R[lo:hi]
-	split := min(max(m.rhi-lo, 0), len(R))
-	for i := range R[:split] {
+	clear(R)
+	a, b := max(m.rlo, lo)-lo, min(m.rhi, hi)-lo
+	for i := a; i < b; i++ {
 		R[i] = 1
 	}
-	clear(R[split:])
 }
 
 // rangeMask is scf.if's shortcut: when cond is a recorded lane range valid

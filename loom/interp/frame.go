@@ -60,6 +60,8 @@ type frame struct {
 	alive  []bool
 	// nalive counts lanes that have not left the kernel.
 	nalive int
+	// clean: top and alive are all set (no lane exited in the last group).
+	clean bool
 	masks  [][]bool // one scratch mask per control-flow depth
 	top    []bool   // the workgroup-level mask
 	all    []bool   // every lane set; never modified

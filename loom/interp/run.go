@@ -210,12 +210,18 @@ func (k *Kernel) runGroup(fr *frame, g int) (err error) {
 	fr.wg[0] = int64(g % l.Workgroups[0])
 	fr.wg[1] = int64(g / l.Workgroups[0] % l.Workgroups[1])
 	fr.wg[2] = int64(g / (l.Workgroups[0] * l.Workgroups[1]))
-	for i := range fr.top {
-		fr.top[i] = true
-		fr.alive[i] = true
+	if !fr.clean {
+		// Only kernel.exit clears lanes of the top mask and alive; after a
+		// group where every lane stayed, both are still all set.
+		for i := range fr.top {
+			fr.top[i] = true
+			fr.alive[i] = true
+		}
+		fr.clean = true
 	}
 	fr.nalive = fr.L
-	fr.setMask(fr.top)
+	fr.mask, fr.nact, fr.lo, fr.hi = fr.top, fr.L, 0, fr.L
+	defer func() { fr.clean = fr.nalive == fr.L && err == nil }()
 	defer func() {
 		if p := recover(); p != nil {
 			err = &RunError{Kernel: k.export, Pos: k.kernel.Op.Pos, Op: "kernel", Workgroup: fr.wgCoords(),
