@@ -156,15 +156,24 @@ func (l *Library) resolve() error {
 }
 
 func (l *Library) init() error {
+	// Any start-up call may be the one that notices there is no device:
+	// ROCm fails hipInit on some releases and hipDriverGetVersion or
+	// hipGetDeviceCount on others. Each failure names the library.
+	noDevice := func(err error) error {
+		return fmt.Errorf("%w: %s loaded but found no %s device (%v); check that the GPU is visible to this process, or use the CPU backend", ErrNoDevice, l.path, l.spec.vendor, err)
+	}
 	if err := l.check(fnInit, l.raw(fnInit, 0)); err != nil {
 		if errors.Is(err, ErrNoDevice) {
-			return fmt.Errorf("%w: %s loaded but found no %s device (%v)", ErrNoDevice, l.path, l.spec.vendor, err)
+			return noDevice(err)
 		}
 		return fmt.Errorf("hip: initialising %s: %w", l.path, err)
 	}
 	var ver int32
 	if err := l.check(fnDriverGetVersion, l.raw(fnDriverGetVersion, uintptr(unsafe.Pointer(&ver)))); err != nil {
-		return err
+		if errors.Is(err, ErrNoDevice) {
+			return noDevice(err)
+		}
+		return fmt.Errorf("hip: %s: %w", l.path, err)
 	}
 	l.version = ver
 	if ver < l.spec.minDriver {
@@ -172,10 +181,10 @@ func (l *Library) init() error {
 	}
 	n, err := l.DeviceCount()
 	if err != nil {
-		return err
+		return fmt.Errorf("hip: %s: %w", l.path, err)
 	}
 	if n == 0 {
-		return fmt.Errorf("%w: %s loaded but reports 0 devices", ErrNoDevice, l.path)
+		return noDevice(errors.New("it reports 0 devices"))
 	}
 	return nil
 }
