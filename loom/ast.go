@@ -244,6 +244,11 @@ type Op struct {
 	Opaque bool
 	// Doc is the text of the // comment lines directly above the op.
 	Doc string
+	// LaunchWorkload is, for kernel.launch, how many leading Operands are
+	// the bracketed workload values of `@k[%n](…)`, and -1 for the older
+	// form without brackets; the rest are launch values. It is zero for
+	// every other op.
+	LaunchWorkload int
 }
 
 // LookupCase is one row of scf.lookup: `key = (%a, %b)` or `default(%a, %b)`.

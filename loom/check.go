@@ -156,6 +156,9 @@ func (c *checker) walkSymbols(op *Op) {
 		if op.Symbol != "" {
 			c.symbolUse(op.Pos, op.Symbol)
 		}
+		if op.Name == "kernel.launch" {
+			c.launchArity(op)
+		}
 	case "template.apply":
 		if fam := strings.TrimSpace(op.Param); strings.HasPrefix(fam, "@") {
 			c.symbolUse(op.Pos, fam[1:])
@@ -168,5 +171,31 @@ func (c *checker) walkSymbols(op *Op) {
 		for _, inner := range r.Ops {
 			c.walkSymbols(inner)
 		}
+	}
+}
+
+// launchArity checks that a kernel.launch passes as many workload and
+// launch values as the launched kernel's two signatures declare; the
+// bracketless form passes launch values only, to a kernel without workload.
+func (c *checker) launchArity(op *Op) {
+	var k *Kernel
+	for _, cand := range c.mod.Kernels {
+		if cand.Symbol == op.Symbol {
+			k = cand
+			break
+		}
+	}
+	if k == nil {
+		return // undefined symbols are reported by symbolUse
+	}
+	workload := op.LaunchWorkload
+	if workload < 0 {
+		workload = 0
+	}
+	if n := len(k.Workload); workload != n {
+		c.errorf(op.Pos, "kernel.launch @%s passes %d workload values; the kernel declares %d at %s", op.Symbol, workload, n, k.Op.Pos)
+	}
+	if got, n := len(op.Operands)-workload, len(k.Launch); got != n {
+		c.errorf(op.Pos, "kernel.launch @%s passes %d launch values; the kernel declares %d at %s", op.Symbol, got, n, k.Op.Pos)
 	}
 }

@@ -98,3 +98,47 @@ kernel.def export("k") @k() ` + cfg1 + ` launch(%n: index, %b: buffer) {
 		t.Errorf("range with n=5000 = %v, %v; want false", ok, err)
 	}
 }
+
+// TestLaunchArityForms accepts each spelling of kernel.launch whose value
+// counts match the kernel: bracketed workload, empty brackets, and the
+// older bracketless form for a kernel without workload.
+func TestLaunchArityForms(t *testing.T) {
+	src := `
+kernel.def @none() {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%out: buffer) {
+  kernel.return
+}
+kernel.decl @two(%n: index, %m: index) launch(%m: index, %out: buffer)
+command.program.def @prog(%n: index, %out: buffer) {
+  kernel.launch @none[](%out) : [](buffer)
+  kernel.launch @none(%out) : (buffer)
+  kernel.launch @two[%n, %n](%n, %out) : [index, index](index, buffer)
+  command.return
+}
+`
+	m, err := ParseFile("forms.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var launches []*Op
+	for _, op := range m.Ops {
+		for _, r := range op.Regions {
+			for _, in := range r.Ops {
+				if in.Name == "kernel.launch" {
+					launches = append(launches, in)
+				}
+			}
+		}
+	}
+	want := []int{0, -1, 2}
+	if len(launches) != len(want) {
+		t.Fatalf("%d launches, want %d", len(launches), len(want))
+	}
+	for i, op := range launches {
+		if op.LaunchWorkload != want[i] {
+			t.Errorf("launch %d: LaunchWorkload = %d, want %d", i, op.LaunchWorkload, want[i])
+		}
+	}
+}

@@ -17,6 +17,9 @@ func (p *parser) parseGeneric(op *Op) {
 	var pending []*Value
 	label := ""
 	typed := false
+	if op.Name == "kernel.launch" {
+		op.LaunchWorkload = -1
+	}
 	for {
 		t := p.tok
 		if typed && !op.Opaque && t.kind != tLBrace && t.kind != tArrow && t.kind != tNewline && t.kind != tEOF && t.kind != tRBrace {
@@ -82,9 +85,13 @@ func (p *parser) parseGeneric(op *Op) {
 		case tLParen:
 			p.parseParenGroup(op, &pending)
 		case tLBrack:
-			if strings.HasSuffix(op.Name, ".assume") || p.looksLikePreds() {
+			switch {
+			case strings.HasSuffix(op.Name, ".assume") || p.looksLikePreds():
 				op.Preds = append(op.Preds, p.parsePreds()...)
-			} else {
+			case op.Name == "kernel.launch" && op.LaunchWorkload < 0 && len(op.Operands) == 0:
+				p.parseIndices(op)
+				op.LaunchWorkload = len(op.Operands)
+			default:
 				p.parseIndices(op)
 			}
 		case tLAngle:
