@@ -122,8 +122,11 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 			}
 			if eok {
 				if a < b && len(then) > 0 {
-					setRange(m, a, b)
-					fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
+					if a != clo || b != chi {
+						// Otherwise every lane goes on: cur serves.
+						setRange(m, a, b)
+						fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
+					}
 					if err := runCode(fr, then); err != nil && err != errAllExited {
 						fr.mask = cur
 						fr.unbound()

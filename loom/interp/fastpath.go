@@ -318,16 +318,22 @@ func fastCmpI(pred string, nb int, r, a, b *slot) instr {
 	}
 }
 
-// fmaSVV32 is R = fma32(x, B, C), the a*x+y shape, in one tight loop.
+// fmaSVV32 is R = fma32(x, B, C), the a*x+y shape, in one tight loop. The
+// fast pass rounds the float64 sum and flags, without branching, any lane
+// whose sum may sit on an f32 rounding tie or in the subnormal range; only
+// then does a second pass redo the lanes with the exact tie break.
 func fmaSVV32(R []float64, x float64, B, C []float64) {
 	B, C = B[:len(R)], C[:len(R)]
+	var flag uint64
 	for i := range R {
-		p := x * B[i]
-		s := p + C[i]
-		if math.Float64bits(s)&(1<<29-1) == 1<<28 || math.Abs(s) < 0x1p-126 {
-			R[i] = fma32(x, B[i], C[i])
-			continue
-		}
+		s := float64(x*B[i]) + C[i]
 		R[i] = float64(float32(s))
+		b := math.Float64bits(s)
+		flag |= ((b&(1<<29-1))^(1<<28))-1 | ((b>>52)&0x7ff - 897)
+	}
+	if flag>>63 != 0 {
+		for i := range R {
+			R[i] = fma32(x, B[i], C[i])
+		}
 	}
 }

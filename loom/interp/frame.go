@@ -62,9 +62,9 @@ type frame struct {
 	nalive int
 	// clean: top and alive are all set (no lane exited in the last group).
 	clean bool
-	masks  [][]bool // one scratch mask per control-flow depth
-	top    []bool   // the workgroup-level mask
-	all    []bool   // every lane set; never modified
+	masks [][]bool // one scratch mask per control-flow depth
+	top   []bool   // the workgroup-level mask
+	all   []bool   // every lane set; never modified
 
 	wg     [3]int64
 	wgLin  int
