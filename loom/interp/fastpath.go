@@ -329,7 +329,7 @@ func fmaSVV32(R []float64, x float64, B, C []float64) {
 		s := float64(x*B[i]) + C[i]
 		R[i] = float64(float32(s))
 		b := math.Float64bits(s)
-		flag |= ((b&(1<<29-1))^(1<<28))-1 | ((b>>52)&0x7ff - 897)
+		flag |= ((b & (1<<29 - 1)) ^ (1 << 28)) - 1 | ((b>>52)&0x7ff - 897)
 	}
 	if flag>>63 != 0 {
 		for i := range R {
