@@ -36,8 +36,12 @@ func fakeDriver(t *testing.T, omit ...string) string {
 	b.Write(src)
 	for _, names := range cudaSpec.symbols {
 		for _, n := range names {
-			if !defined[n] && !skip[n] {
+			switch {
+			case defined[n] || skip[n]:
+			case contextFree[n]:
 				fmt.Fprintf(&b, "int %s(void) { return 0; }\n", n)
+			default:
+				fmt.Fprintf(&b, "int %s(void) { return fake_ctx_rc(); }\n", n)
 			}
 		}
 	}
@@ -51,6 +55,14 @@ func fakeDriver(t *testing.T, omit ...string) string {
 		t.Fatalf("building fake driver: %v\n%s", err, out)
 	}
 	return so
+}
+
+// contextFree are the driver calls that need no current context.
+var contextFree = map[string]bool{
+	"cuInit": true, "cuDriverGetVersion": true, "cuDeviceGetCount": true, "cuDeviceGet": true,
+	"cuDeviceGetName": true, "cuDeviceTotalMem_v2": true, "cuDeviceGetAttribute": true,
+	"cuDevicePrimaryCtxRetain": true, "cuDevicePrimaryCtxRelease_v2": true, "cuDevicePrimaryCtxRelease": true,
+	"cuCtxSetCurrent": true, "cuGetErrorName": true,
 }
 
 func TestFakeDriverOpen(t *testing.T) {

@@ -2,9 +2,20 @@
  * start-up calls as a configured driver would (FAKE_DEVICES, FAKE_VERSION,
  * FAKE_INIT), fails context creation with FAKE_RETAIN, and accepts launches
  * so the launch path's allocations can be counted without a GPU. The test
- * appends a stub returning 0 for every other symbol the hip table names. */
+ * appends a stub for every other symbol the hip table names: it returns 0,
+ * or 201 when the call needs a context and none is current on the thread. */
 #include <stdlib.h>
 #include <stdint.h>
+
+/* The context current on this OS thread, as the real driver keeps it. Calls
+ * that need a context fail with CUDA_ERROR_INVALID_CONTEXT (201) unless the
+ * retained primary context (0x1000) is current on the calling thread, so a
+ * call made without cuCtxSetCurrent on its own thread is caught. */
+static __thread uintptr_t current;
+int cuCtxSetCurrent(uintptr_t ctx) { current = ctx; return 0; }
+void fake_clear_current(void) { current = 0; }
+int fake_ctx_rc(void) { return current == 0x1000 ? 0 : 201; }
+#define NEED_CTX do { if (current != 0x1000) return 201; } while (0)
 
 static int env(const char *k, int def) {
 	const char *v = getenv(k);
@@ -24,17 +35,18 @@ int cuGetErrorName(int code, const char **name) {
 	}
 	return 1;
 }
-int cuStreamCreate(uintptr_t *s, unsigned flags) { (void)flags; *s = 0x2000; return 0; }
-int cuModuleLoadDataEx(uintptr_t *m, const void *img, unsigned n, int *opts, void **vals) {
+int cuStreamCreate(uintptr_t *s, unsigned flags) { NEED_CTX; (void)flags; *s = 0x2000; return 0; }
+int cuModuleLoadDataEx(uintptr_t *m, const void *img, unsigned n, int *opts, void **vals) { NEED_CTX;
 	(void)img; (void)n; (void)opts; (void)vals; *m = 0x3000; return 0;
 }
-int cuModuleGetFunction(uintptr_t *f, uintptr_t m, const char *name) { (void)m; (void)name; *f = 0x4000; return 0; }
-int cuFuncGetAttribute(int *v, int attr, uintptr_t f) { (void)attr; (void)f; *v = 1; return 0; }
-int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) {
+int cuModuleGetFunction(uintptr_t *f, uintptr_t m, const char *name) { NEED_CTX; (void)m; (void)name; *f = 0x4000; return 0; }
+int cuFuncGetAttribute(int *v, int attr, uintptr_t f) { NEED_CTX; (void)attr; (void)f; *v = 1; return 0; }
+int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) { NEED_CTX;
 	(void)f; if (i >= 2) return 1; *off = 8 * i; *size = 8; return 0;
 }
 int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
+	NEED_CTX;
 	(void)f; (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)shared; (void)stream; (void)extra;
 	if (bx > 1024) return 1;
 	/* Read the parameters the way a driver does: through the pointers. */

@@ -1,0 +1,228 @@
+package hip
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/ebitengine/purego"
+)
+
+// everyCall exercises each context-bound entry point of the package once
+// and returns the first failure.
+func everyCall(c *Context) error {
+	buf := make([]byte, 16)
+	steps := []func() error{
+		c.Synchronize,
+		func() error { _, _, err := c.MemInfo(); return err },
+		func() error { return c.CopyHtoD(0x10, buf) },
+		func() error { return c.CopyDtoH(buf, 0x10) },
+		func() error {
+			m, err := c.Alloc(64)
+			if err != nil {
+				return err
+			}
+			return m.Close()
+		},
+		func() error {
+			h, err := c.AllocHost(64)
+			if err != nil {
+				return err
+			}
+			return h.Close()
+		},
+		func() error {
+			s, err := c.NewStream()
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			e, err := c.NewEvent()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			mod, err := c.LoadModule([]byte("fake"))
+			if err != nil {
+				return err
+			}
+			defer mod.Close()
+			f, err := mod.Function("k")
+			if err != nil {
+				return err
+			}
+			args := NewArgs(8, 8)
+			g, err := c.NewGraph()
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			n, err := g.AddKernel(f, Dim3{X: 1}, Dim3{X: 32}, 0, args)
+			if err != nil {
+				return err
+			}
+			if _, err := g.AddMemset(0x10, 1, 4, 4, n); err != nil {
+				return err
+			}
+			x, err := g.Instantiate()
+			if err != nil {
+				return err
+			}
+			defer x.Close()
+			for _, step := range []func() error{
+				func() error { return s.CopyHtoD(0x10, buf) },
+				func() error { return s.CopyDtoH(buf, 0x10) },
+				func() error { return s.CopyDtoD(0x10, 0x20, 16) },
+				func() error { return s.MemsetD8(0x10, 1, 16) },
+				func() error { return s.MemsetD32(0x10, 1, 4) },
+				func() error { return s.Launch(f, Dim3{X: 1}, Dim3{X: 32}, 0, args) },
+				func() error { return x.Launch(s) },
+				func() error { return e.Record(s) },
+				e.Synchronize,
+				func() error { _, err := Elapsed(e, e); return err },
+				func() error { _, err := s.Done(); return err },
+				s.Synchronize,
+			} {
+				if err := step(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("step %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// TestFakeDriverContextEveryCall: the fake driver keeps a current context
+// per OS thread, like the real one, and refuses context-bound calls on a
+// thread where it is not current. Goroutines clear the current context of
+// their thread right before each call, so every call passes only if the
+// package makes its context current on the calling thread itself.
+func TestFakeDriverContextEveryCall(t *testing.T) {
+	so := fakeDriver(t)
+	l, err := OpenPath(CUDA, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clearFn, err := purego.Dlsym(h, "fake_clear_current")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clearCurrent := func() { purego.SyscallN(clearFn) }
+
+	// The fake really is strict: a call with nothing current fails.
+	runtime.LockOSThread()
+	clearCurrent()
+	r := l.raw(fnStreamSynchronize, 0)
+	runtime.UnlockOSThread()
+	if r != 201 {
+		t.Fatalf("fake driver accepted a call without a current context (%d)", r)
+	}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				runtime.LockOSThread()
+				clearCurrent()
+				err := everyCall(c)
+				runtime.UnlockOSThread()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestFakeDriverCloseTwice: every handle closes once; a second Close is a
+// no-op, and using a closed handle is ErrClosed, not a driver call.
+func TestFakeDriverCloseTwice(t *testing.T) {
+	so := fakeDriver(t)
+	l, err := OpenPath(CUDA, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := must2(l.NewContext(0))
+	s := must2(c.NewStream())
+	e := must2(c.NewEvent())
+	m := must2(c.Alloc(64))
+	h := must2(c.AllocHost(64))
+	mod := must2(c.LoadModule([]byte("fake")))
+	f := must2(mod.Function("k"))
+	g := must2(c.NewGraph())
+	x := must2(g.Instantiate())
+	closers := map[string]func() error{
+		"GraphExec": x.Close, "Graph": g.Close, "Module": mod.Close, "HostMemory": h.Close,
+		"DeviceMemory": m.Close, "Event": e.Close, "Stream": s.Close,
+	}
+	for name, cl := range closers {
+		if err := cl(); err != nil {
+			t.Errorf("%s.Close: %v", name, err)
+		}
+		if err := cl(); err != nil {
+			t.Errorf("second %s.Close: %v", name, err)
+		}
+	}
+	for name, err := range map[string]error{
+		"Stream.Synchronize": s.Synchronize(),
+		"Stream.Launch":      s.Launch(f, Dim3{X: 1}, Dim3{X: 1}, 0, NewArgs(8, 8)),
+		"Event.Record":       e.Record(s),
+		"GraphExec.Launch":   x.Launch(s),
+		"Module.Function":    second2(mod.Function("k")),
+		"Graph.Instantiate":  second2(g.Instantiate()),
+	} {
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("%s after Close: %v", name, err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Context.Close: %v", err)
+	}
+	if _, err := c.Alloc(8); !errors.Is(err, ErrClosed) {
+		t.Errorf("Alloc on closed context: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.NewContext(0); !errors.Is(err, ErrClosed) {
+		t.Errorf("NewContext on closed library: %v", err)
+	}
+}
+
+func must2[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func second2[T any](_ T, err error) error { return err }
