@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,6 +64,12 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	return -1
 }
 
+// validPkgFlag reports whether a -pkg value is empty (not given) or a
+// package name Go accepts; a bad one is a usage error, not an input error.
+func validPkgFlag(name string) bool {
+	return name == "" || (token.IsIdentifier(name) && !token.IsKeyword(name) && name != "_")
+}
+
 func usageError(stderr io.Writer, format string, args ...any) int {
 	fmt.Fprintf(stderr, "loomgen: "+format+"\n", args...)
 	fmt.Fprintln(stderr, "run 'loomgen -h' for usage")
@@ -80,6 +87,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() == 0 {
 		return usageError(stderr, "no inputs: name .loom files, globs or directories")
+	}
+	if !validPkgFlag(*pkg) {
+		return usageError(stderr, "-pkg %q is not a Go package name", *pkg)
 	}
 	res, err := gen.Generate(gen.Options{Inputs: fs.Args(), Output: *out, Package: *pkg})
 	if err != nil {
@@ -125,6 +135,9 @@ func runDoc(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 0 {
 		return usageError(stderr, "doc: no inputs")
 	}
+	if !validPkgFlag(*pkg) {
+		return usageError(stderr, "doc: -pkg %q is not a Go package name", *pkg)
+	}
 	res, err := gen.Analyze(gen.Options{Inputs: fs.Args(), Package: *pkg})
 	if err != nil {
 		printErrors(stderr, err)
@@ -154,6 +167,9 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 1 {
 		return usageError(stderr, "init: at most one directory")
+	}
+	if !validPkgFlag(*pkg) {
+		return usageError(stderr, "init: -pkg %q is not a Go package name", *pkg)
 	}
 	dir := "."
 	if fs.NArg() == 1 {

@@ -35,7 +35,8 @@ func TestManualIsPackageDoc(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"-nosuchflag", "x.loom"}, {"doc"}, {"init", "a", "b"}} {
+	for _, args := range [][]string{{}, {"-nosuchflag", "x.loom"}, {"doc"}, {"init", "a", "b"},
+		{"-pkg", "1bad", "x.loom"}, {"doc", "-pkg", "type", "x.loom"}, {"init", "-pkg", "a-b"}} {
 		code, _, stderr := runCLI(args...)
 		if code != 2 || !strings.Contains(stderr, "loomgen -h") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a pointer to -h", args, code, stderr)
