@@ -60,8 +60,16 @@ func TestGPUAutoExplainsCPU(t *testing.T) {
 	if ptxCompiler == nil && s.Backend() != "cpu" {
 		t.Fatalf("auto chose %s without a Loom→PTX compiler", s.Backend())
 	}
-	if r := s.BackendReason(); !strings.Contains(r, "cuda:") {
-		t.Fatalf("reason %q does not say why CUDA was not used", r)
+	r := s.BackendReason()
+	switch s.Backend() {
+	case "cpu":
+		if !strings.Contains(r, "cuda:") {
+			t.Fatalf("reason %q does not say why CUDA was not used", r)
+		}
+	case "cuda":
+		if !strings.Contains(r, "cuda device available") {
+			t.Fatalf("reason %q does not say CUDA was chosen", r)
+		}
 	}
 	t.Log(s.BackendReason())
 }
