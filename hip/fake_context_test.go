@@ -226,3 +226,29 @@ func must2[T any](v T, err error) T {
 }
 
 func second2[T any](_ T, err error) error { return err }
+
+// TestGraphLaunchAllocatesNothing: replaying an instantiated graph goes
+// through the stream's preallocated argument array, like Launch.
+func TestGraphLaunchAllocatesNothing(t *testing.T) {
+	so := fakeDriver(t)
+	l, err := OpenPath(CUDA, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := must2(l.NewContext(0))
+	defer c.Close()
+	s := must2(c.NewStream())
+	defer s.Close()
+	g := must2(c.NewGraph())
+	defer g.Close()
+	x := must2(g.Instantiate())
+	defer x.Close()
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := x.Launch(s); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("GraphExec.Launch allocates %v times per call", allocs)
+	}
+}

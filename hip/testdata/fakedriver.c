@@ -10,11 +10,14 @@
 /* The context current on this OS thread, as the real driver keeps it. Calls
  * that need a context fail with CUDA_ERROR_INVALID_CONTEXT (201) unless the
  * retained primary context (0x1000) is current on the calling thread, so a
- * call made without cuCtxSetCurrent on its own thread is caught. */
+ * call made without cuCtxSetCurrent on its own thread is caught. Helpers the
+ * stubs call are static: several copies of this library are loaded with
+ * RTLD_GLOBAL in one test binary, and an exported helper would resolve to the
+ * first copy's, reading that copy's thread state. */
 static __thread uintptr_t current;
 int cuCtxSetCurrent(uintptr_t ctx) { current = ctx; return 0; }
 void fake_clear_current(void) { current = 0; }
-int fake_ctx_rc(void) { return current == 0x1000 ? 0 : 201; }
+static int fake_ctx_rc(void) { return current == 0x1000 ? 0 : 201; }
 #define NEED_CTX do { if (current != 0x1000) return 201; } while (0)
 
 static int env(const char *k, int def) {
