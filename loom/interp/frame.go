@@ -66,8 +66,10 @@ type frame struct {
 	top   []bool   // the workgroup-level mask
 	all   []bool   // every lane set; never modified
 
-	wg     [3]int64
-	wgLin  int
+	wg    [3]int64
+	wgLin int // the (first) workgroup's linear index
+	// grp is the lanes of one workgroup: L, or L/K in a batch of K.
+	grp    int
 	scrI   [4][]int64
 	scrF   [4][]float64
 	wgMem  [][]byte // per workgroup alloca site

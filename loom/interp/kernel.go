@@ -63,6 +63,16 @@ type Kernel struct {
 	staticWG int
 
 	frames framePool
+
+	// batched marks the form compiled to run several workgroups as one
+	// batch of lanes (workgroup ids are then per-lane values).
+	batched bool
+	// noBatch names why the kernel cannot run batched ("" when it can):
+	// barriers, collectives, subgroup ids and workgroup memory tie lanes
+	// to their workgroup.
+	noBatch string
+	// batch is the batched form, nil when the kernel has none.
+	batch *Kernel
 }
 
 // target is the emulated target after defaults.
@@ -137,6 +147,15 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 	}
 	if err := c.compileKernel(kd); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", export, err)
+	}
+	if k.noBatch == "" {
+		// Without inter-lane communication, a batch of workgroups is
+		// the same computation as the workgroups one by one.
+		kb := &Kernel{export: export, kernel: kd, tgt: k.tgt, workers: workers, batched: true}
+		cb, err := newCompiler(kb, mods, opts)
+		if err == nil && cb.compileKernel(kd) == nil && kb.noBatch == "" {
+			k.batch = kb
+		}
 	}
 	return k, nil
 }

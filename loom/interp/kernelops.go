@@ -25,6 +25,9 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.k.batched && rest == "workgroup.id" {
+			return c.batchedGroupID(b, op, ax)
+		}
 		r, err := c.result(b, op, 0, true)
 		if err != nil {
 			return nil, err
@@ -52,6 +55,15 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			return nil, err
 		}
 		dispatch := rest == "workitem.dispatch.id"
+		if c.k.batched {
+			if dispatch {
+				return batchedDispatchID(op, r, ax), nil
+			}
+			return func(fr *frame) error {
+				copy(fr.I[r.idx], fr.r.lid[ax])
+				return nil
+			}, nil
+		}
 		r.aff = ax == 0
 		return func(fr *frame) error {
 			out := fr.I[r.idx]
@@ -82,6 +94,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			return nil
 		}, nil
 	case "subgroup.id", "subgroup.lane.id":
+		c.k.noBatch = op.Name
 		r, err := c.result(b, op, 0, false)
 		if err != nil {
 			return nil, err
@@ -106,6 +119,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		}
 		return nil, c.bind(b, op, 0, s)
 	case "subgroup.count":
+		c.k.noBatch = op.Name
 		r, err := c.result(b, op, 0, true)
 		if err != nil {
 			return nil, err
@@ -116,6 +130,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			return nil
 		}, nil
 	case "barrier":
+		c.k.noBatch = op.Name
 		return func(fr *frame) error {
 			if fr.nact != fr.nalive {
 				return newTrap(op, fr.firstActive(), ErrDivergentBarrier, "barrier reached by %d of %d work-items", fr.nact, fr.nalive)
@@ -173,6 +188,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		}, nil
 	}
 	if strings.HasPrefix(rest, "subgroup.") || strings.HasPrefix(rest, "workgroup.") {
+		c.k.noBatch = op.Name
 		return c.collective(b, op, rest)
 	}
 	return nil, compileErr(op.Pos, ErrUnsupported, "op %s is not supported by the CPU executor", op.Name)

@@ -190,6 +190,7 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 	}
 	switch op.Param {
 	case "workgroup":
+		c.k.noBatch = op.Name
 		if !size.uni {
 			return nil, compileErr(op.Pos, ErrUnsupported, "buffer.alloca<workgroup> with a size that differs between work-items")
 		}

@@ -159,7 +159,31 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	if err := k.bindParams(rs); err != nil {
 		return err
 	}
-	workers := min(k.workers, total)
+	// Batches of K workgroups run as one of K*L lanes (see Kernel.batch);
+	// the groups left over run one by one.
+	K, nb := 1, 0
+	var rsb *runState
+	if kb := k.batch; kb != nil && (L < batchLanes || batchGroups > 1) {
+		K = batchLanes / L
+		if batchGroups > 1 {
+			K = batchGroups
+		}
+		nb = total / K
+	}
+	if nb > 0 {
+		rsb = &runState{launch: l, args: args}
+		for ax := 0; ax < 3; ax++ {
+			rsb.lid[ax] = make([]int64, K*L)
+			for i := range rsb.lid[ax] {
+				rsb.lid[ax][i] = rs.lid[ax][i%L]
+			}
+		}
+		if err := k.batch.bindParams(rsb); err != nil {
+			return err
+		}
+	}
+	units := nb + total - nb*K
+	workers := min(k.workers, units)
 	var next atomic.Int64
 	var failed atomic.Bool
 	var firstErr error
@@ -173,19 +197,44 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 		failed.Store(true)
 	}
 	work := func() {
-		fr := k.frames.get(k, L)
-		fr.r = rs
-		if err := k.loadParams(fr); err != nil {
-			fail(err)
-			return
-		}
-		defer k.frames.put(fr)
+		var fr, fb *frame
+		defer func() {
+			if fr != nil {
+				k.frames.put(fr)
+			}
+			if fb != nil {
+				k.batch.frames.put(fb)
+			}
+		}()
 		for !failed.Load() {
-			g := int(next.Add(1) - 1)
-			if g >= total {
+			u := int(next.Add(1) - 1)
+			if u >= units {
 				return
 			}
-			if err := k.runGroup(fr, g); err != nil {
+			var err error
+			if u < nb {
+				if fb == nil {
+					fb = k.batch.frames.get(k.batch, K*L)
+					fb.r, fb.grp = rsb, L
+					if err := k.batch.loadParams(fb); err != nil {
+						fail(err)
+						return
+					}
+				}
+				batchesRun.Add(1)
+				err = k.batch.runGroup(fb, u*K)
+			} else {
+				if fr == nil {
+					fr = k.frames.get(k, L)
+					fr.r, fr.grp = rs, L
+					if err := k.loadParams(fr); err != nil {
+						fail(err)
+						return
+					}
+				}
+				err = k.runGroup(fr, nb*K+u-nb)
+			}
+			if err != nil {
 				fail(err)
 				return
 			}
@@ -236,6 +285,10 @@ func (k *Kernel) runGroup(fr *frame, g int) (err error) {
 	if errors.As(e, &t) {
 		re := &RunError{Kernel: k.export, Pos: t.op.Pos, Op: t.op.Name, Workgroup: fr.wgCoords(), Msg: t.msg, Class: t.class}
 		if t.lane >= 0 && t.lane < fr.L {
+			// A batch's lane t is in its (t/grp)th workgroup.
+			for ax := 0; ax < 3; ax++ {
+				re.Workgroup[ax] = groupCoord(&fr.r.launch, g+t.lane/fr.grp, ax)
+			}
 			re.HasItem = true
 			for ax := 0; ax < 3; ax++ {
 				re.Workitem[ax] = int(fr.r.lid[ax][t.lane])

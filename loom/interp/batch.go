@@ -1,0 +1,87 @@
+package interp
+
+import (
+	"sync/atomic"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// batchesRun counts batches run, for tests to see the batched form used.
+var batchesRun atomic.Int64
+
+// batchLanes is the lane count a batch of workgroups aims at: enough to
+// amortize each instruction's dispatch, few enough that the registers stay
+// in cache.
+var batchLanes = 1024
+
+// batchGroups, when above 1, fixes the workgroups per batch (tests).
+var batchGroups = 0
+
+// groupCoord is coordinate ax of the workgroup with linear index g.
+func groupCoord(l *Launch, g, ax int) int {
+	switch ax {
+	case 0:
+		return g % l.Workgroups[0]
+	case 1:
+		return g / l.Workgroups[0] % l.Workgroups[1]
+	}
+	return g / (l.Workgroups[0] * l.Workgroups[1])
+}
+
+// batchedGroupID is kernel.workgroup.id in the batched form: lane i
+// belongs to workgroup wgLin + i/grp.
+func (c *compiler) batchedGroupID(b *block, op *loom.Op, ax int) (instr, error) {
+	r, err := c.result(b, op, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	return func(fr *frame) error {
+		l := &fr.r.launch
+		out := fr.I[r.idx][:fr.L]
+		for g := 0; g*fr.grp < len(out); g++ {
+			v := int64(groupCoord(l, fr.wgLin+g, ax))
+			seg := out[g*fr.grp : min((g+1)*fr.grp, len(out))]
+			for i := range seg {
+				seg[i] = v
+			}
+		}
+		return nil
+	}, nil
+}
+
+// batchedDispatchID is kernel.workitem.dispatch.id in the batched form.
+// Along x, one-dimensional workgroups that are neighbours in one row make
+// the ids of the whole batch lane-affine. Run has checked that no id
+// exceeds the index carrier.
+func batchedDispatchID(op *loom.Op, r *slot, ax int) instr {
+	r.aff = ax == 0
+	return func(fr *frame) error {
+		l := &fr.r.launch
+		sz := int64(l.WorkgroupSize[ax])
+		out := fr.I[r.idx][:fr.L]
+		grp := fr.grp
+		if r.aff {
+			m := &fr.meta[r.idx]
+			m.aff = false
+			wx := l.Workgroups[0]
+			if grp == l.WorkgroupSize[0] && fr.wgLin%wx+fr.L/grp <= wx {
+				a0 := int64(fr.wgLin%wx) * sz
+				for i := range out {
+					out[i] = a0 + int64(i)
+				}
+				m.aff, m.alo, m.ahi, m.a0 = true, 0, fr.L, a0
+				return nil
+			}
+		}
+		lid := fr.r.lid[ax]
+		for g := 0; g*grp < len(out); g++ {
+			base := int64(groupCoord(l, fr.wgLin+g, ax)) * sz
+			lo, hi := g*grp, min((g+1)*grp, len(out))
+			seg, ls := out[lo:hi], lid[lo:hi]
+			for i := range seg {
+				seg[i] = base + ls[i]
+			}
+		}
+		return nil
+	}
+}
