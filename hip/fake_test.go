@@ -41,7 +41,7 @@ func fakeDriver(t *testing.T, omit ...string) string {
 			case contextFree[n]:
 				fmt.Fprintf(&b, "int %s(void) { return 0; }\n", n)
 			default:
-				fmt.Fprintf(&b, "int %s(void) { return fake_ctx_rc(); }\n", n)
+				fmt.Fprintf(&b, "int %s(void) { return fake_stub(%q); }\n", n, n)
 			}
 		}
 	}

@@ -140,8 +140,13 @@ func (b *gpuBackend) free(m devMem) error {
 		return nil
 	}
 	// Work queued on the memory must finish before it is released. After a
-	// fault the wait fails, but the memory is released all the same.
-	err := b.stream.Synchronize()
+	// device fault nothing queued will run again, so there is nothing to
+	// wait for (and the wait would only repeat the fault the session
+	// already reported): the memory is released straight away.
+	var err error
+	if b.ctx.Err() == nil {
+		err = b.stream.Synchronize()
+	}
 	if g.host != nil {
 		return errors.Join(err, g.host.Close())
 	}
@@ -269,9 +274,16 @@ func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
 	}
 	made := make([]hip.GraphNode, len(nodes))
 	for i, n := range nodes {
-		deps := make([]hip.GraphNode, len(n.Deps))
-		for j, d := range n.Deps {
-			deps[j] = made[d]
+		// A fill of no bytes has no node (the drivers refuse empty
+		// memsets); it touches nothing, so nothing depends on it.
+		if n.Fill != nil && n.Fill.N == 0 {
+			continue
+		}
+		deps := make([]hip.GraphNode, 0, len(n.Deps))
+		for _, d := range n.Deps {
+			if made[d] != 0 {
+				deps = append(deps, made[d])
+			}
 		}
 		switch {
 		case n.Launch != nil:

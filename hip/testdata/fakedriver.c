@@ -17,7 +17,18 @@
 static __thread uintptr_t current;
 int cuCtxSetCurrent(uintptr_t ctx) { current = ctx; return 0; }
 void fake_clear_current(void) { current = 0; }
-static int fake_ctx_rc(void) { return current == 0x1000 ? 0 : 201; }
+/* fake_stub is the body of every generated context-bound stub: no current
+ * context is 201; otherwise FAKE_RC_<name> (default 0) lets a test inject a
+ * failure into any one call. */
+static int fake_stub(const char *name) {
+	char key[96] = "FAKE_RC_";
+	size_t n = 8;
+	if (current != 0x1000) return 201;
+	while (*name && n < sizeof key - 1) key[n++] = *name++;
+	key[n] = 0;
+	const char *v = getenv(key);
+	return v ? atoi(v) : 0;
+}
 #define NEED_CTX do { if (current != 0x1000) return 201; } while (0)
 
 static int env(const char *k, int def) {
@@ -45,15 +56,18 @@ int cuModuleLoadDataEx(uintptr_t *m, const void *img, unsigned n, int *opts, voi
 int cuModuleGetFunction(uintptr_t *f, uintptr_t m, const char *name) { NEED_CTX; (void)m; (void)name; *f = 0x4000; return 0; }
 int cuFuncGetAttribute(int *v, int attr, uintptr_t f) { NEED_CTX; (void)attr; (void)f; *v = 1; return 0; }
 int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) { NEED_CTX;
-	(void)f; if (i >= 2) return 1; *off = 8 * i; *size = 8; return 0;
+	(void)f; if ((int)i >= env("FAKE_PARAMS", 2)) return 1; *off = 8 * i; *size = 8; return 0;
 }
 int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
 	NEED_CTX;
 	(void)f; (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)shared; (void)stream; (void)extra;
 	if (bx > 1024) return 1;
-	/* Read the parameters the way a driver does: through the pointers. */
-	volatile uint64_t a = *(uint64_t *)params[0], b = *(uint64_t *)params[1];
-	(void)a; (void)b;
+	/* Read the parameters the way a driver does: through the pointers (the
+	 * first FAKE_READ_PARAMS of them, default 2). */
+	for (int i = 0; i < env("FAKE_READ_PARAMS", 2); i++) {
+		volatile uint8_t v = *(uint8_t *)params[i];
+		(void)v;
+	}
 	return env("FAKE_LAUNCH", 0);
 }

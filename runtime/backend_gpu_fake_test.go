@@ -1,0 +1,165 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/hip"
+)
+
+// fakeCUDA builds hip's stand-in driver (hip/testdata/fakedriver.c) with a
+// stub for every other CUDA entry point hip binds, so the CUDA backend's
+// session paths (allocation, graphs, replay, failure) run without a GPU.
+// The stubs succeed unless FAKE_RC_<symbol> names a status to return.
+func fakeCUDA(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the fake driver")
+	}
+	src, err := os.ReadFile("../hip/testdata/fakedriver.c")
+	if err != nil {
+		t.Skip("hip's fake driver source is not next to this package:", err)
+	}
+	table, err := os.ReadFile("../hip/vendor_cuda.go")
+	if err != nil {
+		t.Skip(err)
+	}
+	defined := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^int (cu\w+)\(`).FindAllSubmatch(src, -1) {
+		defined[string(m[1])] = true
+	}
+	free := map[string]bool{"cuDeviceGetName": true, "cuDeviceTotalMem_v2": true, "cuDeviceGetAttribute": true,
+		"cuDevicePrimaryCtxRelease_v2": true, "cuDevicePrimaryCtxRelease": true}
+	var b strings.Builder
+	b.Write(src)
+	for _, m := range regexp.MustCompile(`"(cu\w+)"`).FindAllSubmatch(table, -1) {
+		n := string(m[1])
+		switch {
+		case defined[n]:
+		case free[n]:
+			fmt.Fprintf(&b, "int %s(void) { return 0; }\n", n)
+		default:
+			fmt.Fprintf(&b, "int %s(void) { return fake_stub(%q); }\n", n, n)
+		}
+		defined[n] = true
+	}
+	dir := t.TempDir()
+	c := filepath.Join(dir, "fake.c")
+	if err := os.WriteFile(c, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(dir, "libfakecuda.so")
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", so, c).CombinedOutput(); err != nil {
+		t.Fatalf("building fake driver: %v\n%s", err, out)
+	}
+	return so
+}
+
+// openFakeCUDA opens a "cuda" session on the fake driver with a pipeline
+// compiled by loom/ptx, a recorded graph and its regions.
+func openFakeCUDA(t *testing.T, so string) (*Session, *pipeline, Slice[float32], Slice[float32]) {
+	t.Helper()
+	t.Setenv("LOOM_CUDA_LIB", so)
+	t.Setenv("LOOM_BACKEND", "")
+	t.Setenv("FAKE_PARAMS", "0")      // the fake cannot describe parameters: no layout check
+	t.Setenv("FAKE_READ_PARAMS", "1") // every kernel here has at least one
+	s, err := Open(Options{Backend: "cuda"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if s.Backend() != "cuda" {
+		t.Fatalf("backend %s", s.Backend())
+	}
+	p := newPipeline(t, s)
+	x := must(Alloc[float32](s, 64))
+	y := must(Alloc[float32](s, 64))
+	empty := must(s.Allocate(0))
+	must(s.AllocateShared(0))
+	cmds := []Command{
+		Fill{Region: x.Region(), Value: 0x3f800000},
+		Fill{Region: empty},                          // no bytes: no graph node
+		Fill{Region: must(x.Region().Slice(256, 0))}, // empty at the end
+		p.squareD(64, x, y),
+		Dispatch{Kernel: p.nop, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}, Args: []Arg{Buffer(y.Read())}},
+	}
+	if err := s.Record("step", cmds); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(cmds); err != nil {
+		t.Fatal(err)
+	}
+	return s, p, x, y
+}
+
+// TestCUDABackendFakeDriver runs the session's CUDA paths on the fake
+// driver: compile through loom/ptx, zero-byte allocations, graphs with an
+// empty fill, replay, direct runs and staged reads all succeed; then each
+// kind of driver failure (upload, replay, synchronize, readback, direct
+// fill, direct launch, graph build) makes the session unusable and says
+// what failed, and Close still succeeds.
+func TestCUDABackendFakeDriver(t *testing.T) {
+	so := fakeCUDA(t)
+	s, _, x, y := openFakeCUDA(t, so)
+	if err := s.Replay("step"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadMany([]Region{x.Region(), y.Region()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Upload(s, x, make([]float32, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	const fault = "700" // CUDA_ERROR_ILLEGAL_ADDRESS: poisons the context
+	cases := []struct {
+		env, val string
+		do       func(s *Session, p *pipeline, x, y Slice[float32]) error
+		what     string
+	}{
+		{"FAKE_RC_cuMemcpyHtoDAsync_v2", fault, func(s *Session, p *pipeline, x, y Slice[float32]) error {
+			return Upload(s, x, make([]float32, 64))
+		}, "upload"},
+		{"FAKE_RC_cuGraphLaunch", fault, func(s *Session, p *pipeline, x, y Slice[float32]) error { return s.Replay("step") }, `replay "step"`},
+		{"FAKE_RC_cuStreamSynchronize", fault, func(s *Session, p *pipeline, x, y Slice[float32]) error { return s.Synchronize() }, "synchronize"},
+		{"FAKE_RC_cuMemcpyDtoHAsync_v2", fault, func(s *Session, p *pipeline, x, y Slice[float32]) error {
+			return second(s.Read(y.Region()))
+		}, "readback"},
+		{"FAKE_RC_cuMemsetD32Async", fault, func(s *Session, p *pipeline, x, y Slice[float32]) error {
+			return s.Run([]Command{Fill{Region: x.Region()}})
+		}, "run: command 0"},
+		{"FAKE_LAUNCH", fault, func(s *Session, p *pipeline, x, y Slice[float32]) error {
+			return s.Run([]Command{p.squareD(64, x, y)})
+		}, "run: command 0"},
+		{"FAKE_RC_cuGraphInstantiateWithFlags", fault, func(s *Session, p *pipeline, x, y Slice[float32]) error {
+			return s.Record("again", []Command{Fill{Region: x.Region()}})
+		}, `record "again": build graph`},
+	}
+	for _, c := range cases {
+		t.Run(c.env, func(t *testing.T) {
+			s, p, x, y := openFakeCUDA(t, so)
+			t.Setenv(c.env, c.val)
+			err := c.do(s, p, x, y)
+			if !errors.Is(err, ErrDevice) || !errors.Is(err, hip.ErrDeviceFault) || !strings.Contains(err.Error(), c.what) {
+				t.Fatalf("first error %v: want ErrDevice wrapping the driver fault, naming %q", err, c.what)
+			}
+			t.Setenv(c.env, "0")
+			if err := s.Synchronize(); !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), c.what) {
+				t.Fatalf("after the fault: %v, want ErrUnusable naming %q", err, c.what)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatalf("Close after the fault: %v", err)
+			}
+		})
+	}
+}
