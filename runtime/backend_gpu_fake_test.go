@@ -108,6 +108,15 @@ func openFakeCUDA(t *testing.T, so string) (*Session, *pipeline, Slice[float32],
 func TestCUDABackendFakeDriver(t *testing.T) {
 	so := fakeCUDA(t)
 	s, _, x, y := openFakeCUDA(t, so)
+	// A kernel loom/ptx refuses is a compile error naming kernel and op;
+	// the session stays usable.
+	opaque := []byte("kernel.def export(\"opaque\") @opaque() {\n  %one = index.constant 1 : index\n" +
+		"  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%one, %one, %one) : index\n" +
+		"} launch(%n: index) {\n  vendor.thing %n : index\n  kernel.return\n}\n")
+	_, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "opaque.loom", Text: opaque}}, Export: "opaque"}})
+	if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), "kernel opaque") || !strings.Contains(err.Error(), "vendor.thing") {
+		t.Fatalf("refused kernel: %v", err)
+	}
 	if err := s.Replay("step"); err != nil {
 		t.Fatal(err)
 	}
