@@ -319,17 +319,26 @@ func fastCmpI(pred string, nb int, r, a, b *slot) instr {
 }
 
 // fmaSVV32 is R = fma32(x, B, C), the a*x+y shape, in one tight loop. The
-// fast pass rounds the float64 sum and flags, without branching, any lane
-// whose sum may sit on an f32 rounding tie or in the subnormal range; only
-// then does a second pass redo the lanes with the exact tie break.
+// product p is exact in float64, so only the sum s = p+c rounds; rounding s
+// to f32 is correct unless s sits on an f32 tie while the sum was inexact.
+// The loop computes the sum's rounding error (TwoSum) and flags such lanes,
+// and those in the subnormal range, without branching; only then does a
+// second pass redo the lanes with fma32's exact tie break.
 func fmaSVV32(R []float64, x float64, B, C []float64) {
 	B, C = B[:len(R)], C[:len(R)]
 	var flag uint64
 	for i := range R {
-		s := float64(x*B[i]) + C[i]
+		p := float64(x * B[i])
+		c := C[i]
+		s := p + c
 		R[i] = float64(float32(s))
+		bb := float64(s - p)
+		e := float64(p-float64(s-bb)) + float64(c-bb)
 		b := math.Float64bits(s)
-		flag |= ((b & (1<<29 - 1)) ^ (1 << 28)) - 1 | ((b>>52)&0x7ff - 897)
+		tie := ((b & (1<<29 - 1)) ^ (1 << 28)) - 1 // top bit: s is an f32 tie
+		nz := math.Float64bits(e) << 1
+		nz |= -nz // top bit: e != 0
+		flag |= tie&nz | ((b>>52)&0x7ff - 897)
 	}
 	if flag>>63 != 0 {
 		for i := range R {
