@@ -109,6 +109,24 @@ func preCheck(fr *frame, op *loom.Op, r *slot, A, B []int64, chk *check, off int
 
 // binI: r = f(a, b) on int registers.
 func binI(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, pre *check, post postI) instr {
+	if r.uni && r.comps == 1 {
+		// One value (loop-uniform index arithmetic): no lane machinery.
+		return func(fr *frame) error {
+			x, y := fr.I[a.idx][0], fr.I[b.idx][0]
+			if pre != nil && pre.bad(x, y) {
+				return newTrap(op, -1, pre.class, "%s (operands %d, %d)", pre.what, x, y)
+			}
+			v := f(x, y)
+			switch {
+			case post.wrap > 0:
+				v = wrapBits(v, post.wrap)
+			case post.ranged && (v < post.lo || v > post.hi):
+				return newTrap(op, -1, post.class, "%s %d does not fit the %d-bit carrier", post.what, v, bitsFor(post.hi))
+			}
+			fr.I[r.idx][0] = v
+			return nil
+		}
+	}
 	return func(fr *frame) error {
 		v := !r.uni
 		lo, hi := fr.span(r)
