@@ -12,7 +12,7 @@ var batchesRun atomic.Int64
 // batchLanes is the lane count a batch of workgroups aims at: enough to
 // amortize each instruction's dispatch, few enough that the registers stay
 // in cache.
-var batchLanes = 1024
+var batchLanes = 2048
 
 // batchGroups, when above 1, fixes the workgroups per batch (tests).
 var batchGroups = 0

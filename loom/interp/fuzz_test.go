@@ -153,11 +153,17 @@ func FuzzRun(f *testing.F) {
 			return
 		}
 		n := int64(len(data)%7 + 1)
-		bf, bi := make([]byte, 4*n), make([]byte, 4*n)
-		err = k.Run(Launch{Workgroups: [3]int{2, 1, 1}, WorkgroupSize: [3]int{int(n) + 3, 1, 1}},
-			[]Arg{idx(n), buf(bf), buf(bi)})
-		if err != nil && strings.Contains(err.Error(), "executor fault") {
-			t.Fatalf("panic inside the executor:\n%s\n%v", src, err)
+		// Once one workgroup at a time, once (where the kernel allows)
+		// as one batch of both.
+		for _, groups := range []int{0, 2} {
+			batchGroups = groups
+			bf, bi := make([]byte, 4*n), make([]byte, 4*n)
+			err = k.Run(Launch{Workgroups: [3]int{2, 1, 1}, WorkgroupSize: [3]int{int(n) + 3, 1, 1}},
+				[]Arg{idx(n), buf(bf), buf(bi)})
+			batchGroups = 0
+			if err != nil && strings.Contains(err.Error(), "executor fault") {
+				t.Fatalf("panic inside the executor (batch %d):\n%s\n%v", groups, src, err)
+			}
 		}
 	})
 }

@@ -590,14 +590,16 @@ func fastLoad(a *access, r *slot) instr {
 	}
 	return func(fr *frame) error {
 		v := &fr.V[a.v.idx][0]
+		// contiguous checks the whole block against the view and the
+		// bound bytes itself.
+		if blk, ok := contiguous(fr, v, a.idx[0]); ok {
+			decodeF32(fr.F[r.idx][fr.lo:fr.hi], blk)
+			return nil
+		}
 		if !v.fits(4) {
 			if err := slow(fr); err != nil {
 				return err
 			}
-		}
-		if blk, ok := contiguous(fr, v, a.idx[0]); ok {
-			decodeF32(fr.F[r.idx][fr.lo:fr.hi], blk)
-			return nil
 		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
 		lo, hi := fr.lo, fr.hi
@@ -647,14 +649,14 @@ func fastStore(a *access, x *slot) instr {
 	}
 	return func(fr *frame) error {
 		v := &fr.V[a.v.idx][0]
+		if blk, ok := contiguous(fr, v, a.idx[0]); ok {
+			encodeF32(blk, fr.F[x.idx][fr.lo:fr.hi])
+			return nil
+		}
 		if !v.fits(4) {
 			if err := slow(fr); err != nil {
 				return err
 			}
-		}
-		if blk, ok := contiguous(fr, v, a.idx[0]); ok {
-			encodeF32(blk, fr.F[x.idx][fr.lo:fr.hi])
-			return nil
 		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
 		lo, hi := fr.lo, fr.hi
