@@ -155,14 +155,48 @@ func (fr *frame) rangeMask(cond *slot) (a, b int, ok bool) {
 	return a, b, true
 }
 
-// setRange makes m the mask of lanes [a, b).
-func setRange(m []bool, a, b int) {
-	clear(m[:a])
-	r := m[a:b]
-	for i := range r {
-		r[i] = true
+// maskIv records that a scratch mask is exactly the lanes [a, b).
+type maskIv struct {
+	a, b int
+	ok   bool
+}
+
+// setRange makes scratch mask d the lanes [a, b), writing only what
+// differs from the interval it is known to hold (a tree reduction narrows
+// the same mask step by step).
+func (fr *frame) setRange(d, a, b int) {
+	m, iv := fr.masks[d], &fr.miv[d]
+	if !iv.ok || iv.b <= a || b <= iv.a {
+		clear(m[:a])
+		r := m[a:b]
+		for i := range r {
+			r[i] = true
+		}
+		clear(m[b:])
+	} else {
+		if iv.a < a {
+			clear(m[iv.a:a])
+		}
+		for i := a; i < iv.a; i++ {
+			m[i] = true
+		}
+		if b < iv.b {
+			clear(m[b:iv.b])
+		}
+		for i := iv.b; i < b; i++ {
+			m[i] = true
+		}
 	}
-	clear(m[b:])
+	*iv = maskIv{a: a, b: b, ok: true}
+	fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
+}
+
+// forgetMasks drops what is known about the scratch masks (a lane left
+// the kernel: some mask was cleared in place).
+func (fr *frame) forgetMasks() {
+	for i := range fr.miv {
+		fr.miv[i].ok = false
+	}
 }
 
 // contiguous returns the byte block of an f32 access whose lane index is

@@ -124,7 +124,7 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 				if a < b && len(then) > 0 {
 					if a != clo || b != chi {
 						// Otherwise every lane goes on: cur serves.
-						setRange(m, a, b)
+						fr.setRange(depth, a, b)
 						fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
 					}
 					if err := runCode(fr, then); err != nil && err != errAllExited {
@@ -134,7 +134,7 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 					}
 				}
 				if ea < eb && len(els) > 0 {
-					setRange(m, ea, eb)
+					fr.setRange(depth, ea, eb)
 					fr.mask, fr.nact, fr.lo, fr.hi = m, eb-ea, ea, eb
 					if err := runCode(fr, els); err != nil && err != errAllExited {
 						fr.mask = cur
@@ -154,6 +154,7 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 				return nil
 			}
 		}
+		fr.miv[depth].ok = false // written lane by lane below
 		if cond.aff {
 			if md := &fr.meta[cond.idx]; md.lazy {
 				materialize(cv, md, md.dlo, md.dhi)
@@ -265,6 +266,7 @@ func (c *compiler) scfSwitch(b *block, op *loom.Op) (instr, error) {
 		}
 		cur := fr.mask
 		m := fr.masks[depth]
+		fr.miv[depth].ok = false
 		for l, a := range cur {
 			if !a || !fr.alive[l] {
 				continue
@@ -478,6 +480,7 @@ func (c *compiler) scfFor(b *block, op *loom.Op) (instr, error) {
 		stp := fr.steps[depth]
 		copy(stp, st)
 		hiv := fr.masks[depth] // reuse as the loop mask
+		fr.miv[depth].ok = false
 		for l, a := range cur {
 			hiv[l] = a
 			if a {
@@ -671,6 +674,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 			fr.copySlot(a, inits[i])
 		}
 		lm := fr.masks[depth]
+		fr.miv[depth].ok = false
 		copy(lm, cur)
 		fr.mask = lm
 		for {
@@ -848,6 +852,7 @@ func (c *compiler) scfLookup(b *block, op *loom.Op) (instr, error) {
 		cur := fr.mask
 		saved, savedLo, savedHi := fr.nact, fr.lo, fr.hi
 		m := fr.masks[len(fr.masks)-1]
+		fr.miv[len(fr.masks)-1].ok = false
 		for l, a := range cur {
 			if a && find(sv[l]) == nil {
 				return newTrap(op, l, ErrInvalid, "scf.lookup: no row for %d and no default", sv[l])

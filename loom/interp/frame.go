@@ -63,6 +63,7 @@ type frame struct {
 	// clean: top and alive are all set (no lane exited in the last group).
 	clean bool
 	masks [][]bool // one scratch mask per control-flow depth
+	miv   []maskIv // what is known of each scratch mask's contents
 	top   []bool   // the workgroup-level mask
 	all   []bool   // every lane set; never modified
 

@@ -213,6 +213,7 @@ func exitLanes(cond *slot) instr {
 			fr.mask[l] = false
 			fr.alive[l] = false
 			fr.nalive--
+			fr.forgetMasks()
 			fr.nact--
 		}
 		if fr.nact == 0 {
@@ -231,6 +232,7 @@ func (c *compiler) exitInstr(depth int, cond *slot, epi []instr) instr {
 	return func(fr *frame) error {
 		cur := fr.mask
 		m := fr.masks[depth]
+		fr.miv[depth].ok = false
 		n := 0
 		for l, a := range cur {
 			i := l

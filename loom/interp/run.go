@@ -100,6 +100,7 @@ func (k *Kernel) newFrame(L int) *frame {
 	}
 	nm := k.maxDepth + 3
 	fr.masks = make([][]bool, nm)
+	fr.miv = make([]maskIv, nm)
 	fr.steps = make([][]int64, nm)
 	for i := range fr.masks {
 		fr.masks[i] = make([]bool, L)
