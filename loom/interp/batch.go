@@ -2,6 +2,7 @@ package interp
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/loomgen/loomgen/loom"
 )
@@ -13,6 +14,23 @@ var batchesRun atomic.Int64
 // amortize each instruction's dispatch, few enough that the registers stay
 // in cache.
 var batchLanes = 2048
+
+// batchBytes bounds the varying registers of one batched frame.
+const batchBytes = 4 << 20
+
+// laneBytes is the register storage one lane of a frame needs.
+func (k *Kernel) laneBytes() int {
+	n := 0
+	for _, s := range k.slots {
+		if !s.uni {
+			n += s.comps * 8
+			if s.kind == kView {
+				n += s.comps * int(unsafe.Sizeof(view{}))
+			}
+		}
+	}
+	return n
+}
 
 // batchGroups, when above 1, fixes the workgroups per batch (tests).
 var batchGroups = 0

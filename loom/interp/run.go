@@ -165,11 +165,15 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	K, nb := 1, 0
 	var rsb *runState
 	if kb := k.batch; kb != nil && (L < batchLanes || batchGroups > 1) {
-		K = batchLanes / L
+		// Registers grow with the lanes: a kernel with many (or wide
+		// vector) values gets smaller batches.
+		K = min(batchLanes, batchBytes/max(kb.laneBytes(), 1)) / L
 		if batchGroups > 1 {
 			K = batchGroups
 		}
-		nb = total / K
+		if K > 1 {
+			nb = total / K
+		}
 	}
 	if nb > 0 {
 		rsb = &runState{launch: l, args: args}
