@@ -12,6 +12,17 @@
 // resolved to their provider at Compile; an op outside the supported subset is
 // refused there, with its position, never at run time.
 //
+// Lane loops run only over the bound [lo, hi) of the active lanes, so
+// narrowing control flow (tails, tree reductions) costs what it keeps.
+// Producers of lane-affine indices (work-item ids along x of a 1-D
+// workgroup, plus uniform values) record that at run time; a load or store
+// at such an index is then one contiguous block with one bounds check, and
+// a comparison of it with a uniform bound is a lane interval that scf.if
+// turns into a mask without looking at lanes (affine.go). A kernel without
+// barriers, collectives, subgroup ids or workgroup memory also has a
+// batched form that runs several workgroups as one batch of lanes, which
+// amortizes each instruction's dispatch (batch.go).
+//
 // Run spreads the workgroups of a launch over a bounded pool of goroutines.
 // Every load, store and atomic is checked against its view's extents and the
 // bound buffer; index arithmetic is emulated at the target's carrier width and
