@@ -217,10 +217,12 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 		if x.known && y.known && (rest == "add" || rest == "sub" || rest == "mul" || rest == "shli") {
 			out.known, out.ci = true, foldInt(rest, x.ci, y.ci)
 		}
+		setP2(rest, out, a)
 		return e.define(op, 0, out)
 	case len(a) == 3 && (rest == "madd" || rest == "fmai"):
 		e.ins("mad.lo.%s %s, %s, %s, %s", sType(t), out.reg, a[0].reg, a[1].reg, a[2].reg)
 		e.sext(out)
+		setP2(rest, out, a)
 		return e.define(op, 0, out)
 	case len(a) == 1:
 		switch rest {

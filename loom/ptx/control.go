@@ -12,7 +12,14 @@ import (
 // for the scalar or base, and for a view's dims and strides) so several
 // control paths can assign it. Compile-time constants are dropped.
 func (e *emitter) phiFrom(src *val) *val {
-	out := &val{t: src.t, space: src.space, elem: src.elem}
+	out := &val{t: src.t, space: src.space, elem: src.elem, shape: src.shape}
+	if src.vec != nil {
+		out.vec = make([]*val, len(src.vec))
+		for i, c := range src.vec {
+			out.vec[i] = e.phiFrom(c)
+		}
+		return out
+	}
 	if src.t != nil && src.t.IsScalar() {
 		out.reg = e.newReg(classOf(src.t))
 	} else {
@@ -31,6 +38,17 @@ func (e *emitter) phiFrom(src *val) *val {
 func (e *emitter) assign(pos loom.Pos, dst, src *val) error {
 	if dst.space != src.space || len(dst.dims) != len(src.dims) || len(dst.strides) != len(src.strides) {
 		return fmt.Errorf("%s: %w: control paths join values of different shape or memory space (%s, %s)", pos, ErrUnsupported, spaceName(dst), spaceName(src))
+	}
+	if dst.vec != nil || src.vec != nil {
+		if len(dst.vec) != len(src.vec) || dst.vec == nil || src.vec == nil {
+			return invalid(pos, "joined vectors have types %s and %s", typeName(dst.t), typeName(src.t))
+		}
+		for i := range dst.vec {
+			if err := e.assign(pos, dst.vec[i], src.vec[i]); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if dst.t != nil && dst.t.IsScalar() {
 		if src.t == nil || classOf(src.t) != classOf(dst.t) {
@@ -211,6 +229,7 @@ func (e *emitter) scfFor(op *loom.Op) error {
 		return invalid(op.Pos, "scf.for bounds of type %s", typeName(t))
 	}
 	iv := e.newVal(t)
+	iv.p2 = min(pow2Of(lb), pow2Of(step))
 	e.mov(iv, lb)
 	j := &joins{}
 	if err := e.setJoins(op.Pos, j, inits, false); err != nil {
@@ -297,7 +316,21 @@ func (e *emitter) sel(pos loom.Pos, c, a, b *val) (*val, error) {
 	if a.space != b.space || len(a.dims) != len(b.dims) || len(a.strides) != len(b.strides) {
 		return nil, fmt.Errorf("%s: %w: selecting between values of different shape or memory space", pos, ErrUnsupported)
 	}
-	out := &val{t: a.t, space: a.space, elem: a.elem}
+	out := &val{t: a.t, space: a.space, elem: a.elem, shape: a.shape}
+	if a.vec != nil || b.vec != nil {
+		if len(a.vec) != len(b.vec) || a.vec == nil || b.vec == nil {
+			return nil, invalid(pos, "selecting between %s and %s", typeName(a.t), typeName(b.t))
+		}
+		out.vec = make([]*val, len(a.vec))
+		for i := range a.vec {
+			s, err := e.sel(pos, c, a.vec[i], b.vec[i])
+			if err != nil {
+				return nil, err
+			}
+			out.vec[i] = s
+		}
+		return out, nil
+	}
 	scalar := a.t != nil && a.t.IsScalar()
 	switch {
 	case scalar && classOf(a.t) == cPred:

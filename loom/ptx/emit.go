@@ -23,6 +23,17 @@ type val struct {
 	elem    *loom.Type
 	dims    []*val
 	strides []*val // element strides per axis (index values)
+	// vec holds a vector's components in row-major lane order (a vector
+	// is scalarized: one register per component); shape is its dims.
+	vec   []*val
+	shape []int64
+	// p2 is a power of two known to divide an integer value (0 or 1:
+	// nothing known); vector memory ops use it to prove alignment.
+	p2 int64
+	// align is a power of two the address of a buffer or view is known to
+	// be a multiple of, given alignPred (when set) holds at run time.
+	align     int64
+	alignPred string
 }
 
 // emitter lowers one kernel.
@@ -132,6 +143,7 @@ func (e *emitter) compile() (*Kernel, error) {
 	e.staticWorkgroupSize()
 	out := &Kernel{Entry: entryName(k.Export)}
 	var params []string
+	vecMem := usesVectorMemory(e.prog, k.Body, map[string]bool{})
 	launch := k.Launch
 	if len(k.Body.Args) == len(launch) {
 		launch = k.Body.Args
@@ -150,6 +162,9 @@ func (e *emitter) compile() (*Kernel, error) {
 			e.ins("ld.param.u64 %s, [%s]", raw, pname)
 			v = &val{t: p.Type, reg: e.newReg(cRd), space: "global"}
 			e.ins("cvta.to.global.u64 %s, %s", v.reg, raw)
+			if vecMem {
+				e.alignBufferParam(v)
+			}
 		default:
 			if !p.Type.IsScalar() {
 				return nil, fmt.Errorf("%s: %w: launch parameter %%%s of type %s", p.Pos, ErrUnsupported, p.Name, p.Type)
@@ -353,6 +368,8 @@ func (e *emitter) op(op *loom.Op) error {
 		return e.kernelOp(op, rest)
 	case "buffer", "view":
 		return e.memory(op, rest)
+	case "vector":
+		return e.vector(op, rest)
 	}
 	return unsupported(op, "op is not lowered to PTX")
 }

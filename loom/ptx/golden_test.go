@@ -21,6 +21,9 @@ func TestGolden(t *testing.T) {
 		{"../testdata/while_collatz.loom", "collatz_steps"},
 		{"../testdata/histogram.loom", "histogram_i32"},
 		{"../../examples/gen/kernels/mlp.loom", "softmax_rows"},
+		{"../testdata/vector_add.loom", "vector_add4_f32"},
+		{"../testdata/vector_dot.loom", "rowdot_f32"},
+		{"../testdata/vector_masked.loom", "vector_scale8_masked"},
 	}
 	for _, c := range cases {
 		t.Run(c.export, func(t *testing.T) {

@@ -33,7 +33,7 @@ func (e *emitter) memory(op *loom.Op, rest string) error {
 		if err != nil {
 			return err
 		}
-		out := &val{t: resultType(op, 0), reg: v.reg, space: v.space, elem: v.elem, strides: v.strides}
+		out := &val{t: resultType(op, 0), reg: v.reg, space: v.space, elem: v.elem, strides: v.strides, align: v.align, alignPred: v.alignPred}
 		if err := e.dimsOf(out, out.t, op.Pos); err != nil {
 			return err
 		}
@@ -132,7 +132,8 @@ func (e *emitter) bufferView(op *loom.Op) error {
 	if off.t == nil || classOf(off.t) != cRd {
 		return invalid(op.Pos, "buffer.view offset must be an offset, have %s", typeName(off.t))
 	}
-	out := &val{t: resultType(op, 0), space: b.space, reg: b.reg}
+	out := &val{t: resultType(op, 0), space: b.space, reg: b.reg, alignPred: b.alignPred}
+	out.align = min(b.align, pow2Of(off)) // off counts bytes
 	if !(off.known && off.ci == 0) {
 		out.reg = e.newReg(cRd)
 		e.ins("add.s64 %s, %s, %s", out.reg, b.reg, off.reg)
@@ -171,7 +172,7 @@ func (e *emitter) alloca(op *loom.Op) error {
 	}
 	name := fmt.Sprintf("%s_%d", prefix, len(e.statics))
 	e.statics = append(e.statics, fmt.Sprintf(".%s .align %d .b8 %s[%d]", space, align, name, size))
-	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: space}
+	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: space, align: align}
 	e.ins("mov.u64 %s, %s", out.reg, name)
 	return e.define(op, 0, out)
 }
@@ -219,7 +220,8 @@ func (e *emitter) subview(op *loom.Op) error {
 	if err != nil {
 		return err
 	}
-	out := &val{t: resultType(op, 0), reg: base, space: v.space, strides: v.strides}
+	out := &val{t: resultType(op, 0), reg: base, space: v.space, strides: v.strides, alignPred: v.alignPred}
+	out.align = addrAlign(v, offs)
 	if err := e.dimsOf(out, out.t, op.Pos); err != nil {
 		return err
 	}
