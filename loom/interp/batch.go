@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -102,4 +103,37 @@ func batchedDispatchID(op *loom.Op, r *slot, ax int) instr {
 		}
 		return nil
 	}
+}
+
+// lidCache keeps the per-lane work-item id tables of the last geometry, so
+// repeated dispatches do not rebuild them; tables are read-only once made.
+type lidCache struct {
+	mu   sync.Mutex
+	size [3]int
+	n    int
+	lid  [3][]int64
+}
+
+// get returns the tables for n lanes of workgroups of the given size (lane
+// i is work-item i mod the workgroup's lanes, linearized x fastest).
+func (c *lidCache) get(size [3]int, n int) [3][]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.size == size && c.n == n && c.lid[0] != nil {
+		return c.lid
+	}
+	var lid [3][]int64
+	sx, sy := size[0], size[1]
+	L := size[0] * size[1] * size[2]
+	for ax := range lid {
+		lid[ax] = make([]int64, n)
+	}
+	for i := 0; i < n; i++ {
+		j := i % L
+		lid[0][i] = int64(j % sx)
+		lid[1][i] = int64(j / sx % sy)
+		lid[2][i] = int64(j / (sx * sy))
+	}
+	c.size, c.n, c.lid = size, n, lid
+	return lid
 }

@@ -63,6 +63,7 @@ type Kernel struct {
 	staticWG int
 
 	frames framePool
+	lids   lidCache
 
 	// batched marks the form compiled to run several workgroups as one
 	// batch of lanes (workgroup ids are then per-lane values).

@@ -147,16 +147,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 			return fmt.Errorf("kernel %s: %d work-items along axis %d exceed the %d-bit index carrier: %w", k.export, l.Workgroups[ax]*l.WorkgroupSize[ax], ax, k.tgt.indexBits, ErrOverflow)
 		}
 	}
-	rs := &runState{launch: l, args: args}
-	for ax := 0; ax < 3; ax++ {
-		rs.lid[ax] = make([]int64, L)
-	}
-	sx, sy := l.WorkgroupSize[0], l.WorkgroupSize[1]
-	for i := 0; i < L; i++ {
-		rs.lid[0][i] = int64(i % sx)
-		rs.lid[1][i] = int64(i / sx % sy)
-		rs.lid[2][i] = int64(i / (sx * sy))
-	}
+	rs := &runState{launch: l, args: args, lid: k.lids.get(l.WorkgroupSize, L)}
 	if err := k.bindParams(rs); err != nil {
 		return err
 	}
@@ -176,13 +167,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 		}
 	}
 	if nb > 0 {
-		rsb = &runState{launch: l, args: args}
-		for ax := 0; ax < 3; ax++ {
-			rsb.lid[ax] = make([]int64, K*L)
-			for i := range rsb.lid[ax] {
-				rsb.lid[ax][i] = rs.lid[ax][i%L]
-			}
-		}
+		rsb = &runState{launch: l, args: args, lid: k.batch.lids.get(l.WorkgroupSize, K*L)}
 		if err := k.batch.bindParams(rsb); err != nil {
 			return err
 		}
