@@ -8,51 +8,24 @@ import (
 	"github.com/loomgen/loomgen/loom"
 )
 
-// copySrc is a plain one-element-per-invocation f32 copy written in Loom.
-const copySrc = `
-kernel.def export("copy_bw") @copy_bw(%n: index) {
-  %c1 = index.constant 1 : index
-  %wg = index.constant 256 : index
-  %wgm1 = index.constant 255 : index
-  %p = index.add %n, %wgm1 : index
-  %g = index.div %p, %wg : index
-  kernel.launch.config workgroups(%g, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
-} launch(%n: index, %src: buffer, %dst: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %ok = index.cmp ult, %i, %n : index
-  %z = index.constant 0 : offset
-  %s = buffer.view %src[%z] : buffer -> view<[%n]xf32>
-  %d = buffer.view %dst[%z] : buffer -> view<[%n]xf32>
-  scf.if %ok {
-    %x = view.load %s[%i] : view<[%n]xf32> -> f32
-    view.store %x, %d[%i] : f32, view<[%n]xf32>
-  }
-  kernel.return
+// copyKernels are the kernels of testdata/copy_bw.loom with the number of
+// f32 elements one invocation moves.
+var copyKernels = []struct {
+	export  string
+	perItem uint32
+}{
+	{"copy_f32", 1},
+	{"copy_v4_f32", 4},
+	{"copy_v4_grid_f32", 16},
 }
-`
 
-// BenchmarkCopyBandwidth compares a Loom copy kernel with the driver's
-// device-to-device copy of the same 256 MiB, reporting both bandwidths
-// (read + write bytes per second) and their ratio.
+// BenchmarkCopyBandwidth compares the Loom copy kernels of
+// testdata/copy_bw.loom with the driver's device-to-device copy of the
+// same 256 MiB, reporting bandwidths (read + write bytes per second) and
+// each kernel's ratio to the copy.
 func BenchmarkCopyBandwidth(b *testing.B) {
 	ctx, s := gpuContext(b)
-	m, err := loom.ParseFile("copy.loom", []byte(copySrc))
-	if err != nil {
-		b.Fatal(err)
-	}
-	k, err := Compile([]*loom.Module{m}, "copy_bw", Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	mod, err := ctx.LoadModule([]byte(k.PTX))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer mod.Close()
-	fn, err := mod.Function(k.Entry)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := parse(b, "testdata/copy_bw.loom")
 	const n = 64 << 20
 	src, err := ctx.Alloc(4 * n)
 	if err != nil {
@@ -64,10 +37,6 @@ func BenchmarkCopyBandwidth(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer dst.Close()
-	a := hip.NewArgs(4, 8, 8)
-	a.SetUint32(0, n)
-	a.SetPtr(1, src.Ptr())
-	a.SetPtr(2, dst.Ptr())
 	start, _ := ctx.NewEvent()
 	end, _ := ctx.NewEvent()
 	defer start.Close()
@@ -91,22 +60,50 @@ func BenchmarkCopyBandwidth(b *testing.B) {
 		}
 		return d
 	}
-	launch := func() error {
-		return s.Launch(fn, hip.Dim3{X: n / 256, Y: 1, Z: 1}, hip.Dim3{X: 256, Y: 1, Z: 1}, 0, a)
+	var launches []func() error
+	for _, ck := range copyKernels {
+		k, err := Compile([]*loom.Module{m}, ck.export, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mod, err := ctx.LoadModule([]byte(k.PTX))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer mod.Close()
+		fn, err := mod.Function(k.Entry)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := hip.NewArgs(4, 8, 8)
+		a.SetUint32(0, n)
+		a.SetPtr(1, src.Ptr())
+		a.SetPtr(2, dst.Ptr())
+		groups := (n/ck.perItem + 255) / 256
+		launches = append(launches, func() error {
+			return s.Launch(fn, hip.Dim3{X: groups, Y: 1, Z: 1}, hip.Dim3{X: 256, Y: 1, Z: 1}, 0, a)
+		})
 	}
 	memcpy := func() error { return s.CopyDtoD(dst.Ptr(), src.Ptr(), 4*n) }
-	for range 3 { // warm up both
-		timeIt(launch)
+	for range 3 { // warm up all
+		for _, l := range launches {
+			timeIt(l)
+		}
 		timeIt(memcpy)
 	}
-	var tl, tm time.Duration
+	tl := make([]time.Duration, len(launches))
+	var tm time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tl += timeIt(launch)
+		for j, l := range launches {
+			tl[j] += timeIt(l)
+		}
 		tm += timeIt(memcpy)
 	}
 	gbs := func(d time.Duration) float64 { return float64(8*n) * float64(b.N) / d.Seconds() / 1e9 }
-	b.ReportMetric(gbs(tl), "loom_GB/s")
 	b.ReportMetric(gbs(tm), "memcpy_GB/s")
-	b.ReportMetric(gbs(tl)/gbs(tm), "loom/memcpy")
+	for j, ck := range copyKernels {
+		b.ReportMetric(gbs(tl[j]), ck.export+"_GB/s")
+		b.ReportMetric(gbs(tl[j])/gbs(tm), ck.export+"/memcpy")
+	}
 }

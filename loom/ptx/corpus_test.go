@@ -20,6 +20,11 @@ func corpusFiles(t testing.TB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	own, err := filepath.Glob(filepath.Join("testdata", "*.loom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, own...)
 	files = append(files, filepath.Join("..", "..", "examples", "gen", "kernels", "mlp.loom"))
 	sort.Strings(files)
 	return files

@@ -187,6 +187,7 @@ func (e *emitter) compile() (*Kernel, error) {
 			e.vals[k.Launch[i]] = v
 		}
 	}
+	e.launchFacts()
 	// View parameters take their dims from the types, which may name
 	// other parameters: bind them once every parameter has a register.
 	for _, p := range launch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loomgen/loomgen/hip"
@@ -178,5 +179,87 @@ func TestGPUCorpus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGPUVectorMisaligned runs the vector corpus kernels with every buffer
+// starting 4 bytes into its allocation (as a runtime sub-region may), so
+// the 16-byte accesses must take their scalar fallback; results must
+// still equal the CPU executor's.
+func TestGPUVectorMisaligned(t *testing.T) {
+	ctx, s := gpuContext(t)
+	cases, ks := corpusCases(t)
+	ran := 0
+	for i, c := range cases {
+		k := ks[i]
+		if !strings.Contains(k.PTX, ".v4.") && !strings.Contains(k.PTX, ".v2.") {
+			continue
+		}
+		ran++
+		t.Run(c.name, func(t *testing.T) {
+			mod, err := ctx.LoadModule([]byte(k.PTX))
+			if err != nil {
+				t.Fatalf("JIT: %v", err)
+			}
+			defer mod.Close()
+			fn, err := mod.Function(k.Entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := runCPU(c)
+			if err != nil {
+				t.Skipf("CPU executor rejects the inputs: %v", err)
+			}
+			sizes := make([]int, len(k.Params))
+			for j, p := range k.Params {
+				sizes[j] = p.Size
+			}
+			a := hip.NewArgs(sizes...)
+			mems := make([]*hip.DeviceMemory, len(c.args))
+			for j, arg := range c.args {
+				p := k.Params[j]
+				switch {
+				case p.Buffer:
+					m, err := ctx.Alloc(len(arg.Buffer) + 4)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer m.Close()
+					if err := s.CopyHtoD(m.Ptr()+4, arg.Buffer); err != nil {
+						t.Fatal(err)
+					}
+					mems[j] = m
+					a.SetPtr(j, m.Ptr()+4)
+				case p.Size == 8:
+					a.SetUint64(j, arg.Bits)
+				case p.Size == 4:
+					a.SetUint32(j, uint32(arg.Bits))
+				default:
+					t.Skipf("parameter of %d bytes", p.Size)
+				}
+			}
+			dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
+			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), 0, a); err != nil {
+				t.Fatalf("launch: %v", err)
+			}
+			if err := s.Synchronize(); err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			for j, m := range mems {
+				if m == nil {
+					continue
+				}
+				got := make([]byte, len(c.args[j].Buffer))
+				if err := s.CopyDtoH(got, m.Ptr()+4); err != nil {
+					t.Fatal(err)
+				}
+				if err := compare(c, j, got, want[j], 1e-5); err != nil {
+					t.Errorf("buffer %%%s: %v", c.kd.Launch[j].Name, err)
+				}
+			}
+		})
+	}
+	if ran == 0 {
+		t.Fatal("no kernel uses vector memory accesses")
 	}
 }

@@ -112,6 +112,7 @@ func (e *emitter) shapeView(v *val, t *loom.Type, pos loom.Pos) error {
 		}
 		s := e.newVal(indexType)
 		e.ins("mul.lo.s32 %s, %s, %s", s.reg, next.reg, d.reg)
+		s.p2 = min(pow2Of(next)*pow2Of(d), 1<<30)
 		v.strides[k] = s
 	}
 	return nil

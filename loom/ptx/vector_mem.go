@@ -77,6 +77,24 @@ func usesVectorMemory(p *loom.Program, r *loom.Region, seen map[string]bool) boo
 	return false
 }
 
+// launchFacts records `where [mul(%x, k)]` on launch scalars as
+// power-of-two divisors: the generated Dispatch checks these predicates
+// before launch, so a row stride known to be a multiple of 4 elements
+// lets vector rows be proven 16-byte aligned.
+func (e *emitter) launchFacts() {
+	for _, p := range e.k.LaunchWhere {
+		if p.Name != "mul" || len(p.Args) != 2 || p.Args[0].Value == nil || p.Args[1].Lit == nil || p.Args[1].Lit.Kind != loom.LitInt {
+			continue
+		}
+		v, ok := e.vals[p.Args[0].Value]
+		k := p.Args[1].Lit.Int
+		if !ok || v.t == nil || !v.t.IsScalar() || isFloat(v.t) || k <= 0 {
+			continue
+		}
+		v.p2 = max(v.p2, min(k&-k, 1<<30))
+	}
+}
+
 // alignBufferParam gives a buffer parameter its alignment fact. Device
 // allocations are 256-byte aligned, but a runtime Region may bind a
 // sub-range at any element-aligned offset, so the 16-byte fact holds only
