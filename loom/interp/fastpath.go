@@ -326,6 +326,11 @@ func fastCmpI(pred string, nb int, r, a, b *slot) instr {
 // second pass redo the lanes with fma32's exact tie break.
 func fmaSVV32(R []float64, x float64, B, C []float64) {
 	B, C = B[:len(R)], C[:len(R)]
+	if hasFMA && len(R) >= 4 {
+		n := len(R) &^ 3
+		fmaSVV32AVX(R[:n], B[:n], C[:n], float32(x))
+		R, B, C = R[n:], B[n:], C[n:]
+	}
 	var flag uint64
 	for i := range R {
 		p := float64(x * B[i])

@@ -7,8 +7,17 @@ import (
 
 // The lane loop of fmaf with a uniform multiplier must agree with fma32 on
 // every lane, including batches where only one lane sits on a rounding tie
-// or in the subnormal range (the loop then redoes the batch exactly).
+// or in the subnormal range (the loop then redoes the batch exactly). Both
+// the vector loop (where the CPU has one) and the portable loop are run.
 func TestFMALaneLoopMatchesFMA32(t *testing.T) {
+	vec := hasFMA
+	defer func() { hasFMA = vec }()
+	for _, hasFMA = range []bool{vec, false} {
+		t.Run(map[bool]string{true: "vector", false: "portable"}[hasFMA], testFMALaneLoop)
+	}
+}
+
+func testFMALaneLoop(t *testing.T) {
 	u := float32(1 + 0x1p-12)
 	xs := ramp(600, 7, 1000)
 	traps := []struct{ b, c float32 }{
@@ -25,12 +34,46 @@ func TestFMALaneLoopMatchesFMA32(t *testing.T) {
 			if ti >= 0 {
 				B[77], C[77] = float64(traps[ti].b), float64(traps[ti].c)
 			}
-			R := make([]float64, len(B))
+			// 255 lanes leave a tail past the vector loop's groups of 4.
+			R := make([]float64, 255)
 			fmaSVV32(R, float64(x), B, C)
 			for i := range R {
 				want := fma32(float64(x), B[i], C[i])
 				if R[i] != want && !(math.IsNaN(R[i]) && math.IsNaN(want)) {
 					t.Fatalf("trap %d, x=%v, lane %d: got %v, want %v", ti, x, i, R[i], want)
+				}
+			}
+		}
+	}
+}
+
+// Random bit patterns (subnormals, infinities, NaNs, wide exponent spreads)
+// through the lane loop agree with fma32, on both loops.
+func TestFMALaneLoopRandomBits(t *testing.T) {
+	vec := hasFMA
+	defer func() { hasFMA = vec }()
+	s := uint32(12345)
+	next := func() float64 {
+		s ^= s << 13
+		s ^= s >> 17
+		s ^= s << 5
+		return float64(math.Float32frombits(s))
+	}
+	B, C, R := make([]float64, 4099), make([]float64, 4099), make([]float64, 4099)
+	for round := 0; round < 20; round++ {
+		x := next()
+		for i := range B {
+			B[i], C[i] = next(), next()
+			if i%3 == 0 { // near-cancelling sums, where ties and subnormals hide
+				C[i] = -float64(float32(x * B[i]))
+			}
+		}
+		for _, hasFMA = range []bool{vec, false} {
+			fmaSVV32(R, x, B, C)
+			for i := range R {
+				want := fma32(x, B[i], C[i])
+				if math.Float64bits(R[i]) != math.Float64bits(want) && !(math.IsNaN(R[i]) && math.IsNaN(want)) {
+					t.Fatalf("vector=%v x=%v lane %d (%v, %v): got %v, want %v", hasFMA, x, i, B[i], C[i], R[i], want)
 				}
 			}
 		}

@@ -1,0 +1,17 @@
+package interp
+
+// fmaSVV32AVX computes R[i] = fmaf(x, B[i], C[i]) for the first len(R)&^3
+// lanes with the hardware's single-precision fused multiply-add, which IEEE
+// 754 requires to round once, exactly as fma32 does. B and C hold f32
+// values as float64 (narrowing them is exact) and are at least len(R) long.
+// Only call it when hasFMA is set.
+//
+//go:noescape
+func fmaSVV32AVX(R, B, C []float64, x float32)
+
+// cpuHasFMA reports whether the CPU and OS support AVX and FMA3.
+func cpuHasFMA() bool
+
+// hasFMA selects the vector fmaf lane loop; tests switch it off to cover
+// the portable loop too.
+var hasFMA = cpuHasFMA()

@@ -1,0 +1,47 @@
+#include "textflag.h"
+
+// func fmaSVV32AVX(R, B, C []float64, x float32)
+TEXT ·fmaSVV32AVX(SB), NOSPLIT, $0-76
+	MOVQ R_base+0(FP), DI
+	MOVQ R_len+8(FP), CX
+	MOVQ B_base+24(FP), SI
+	MOVQ C_base+48(FP), DX
+	VBROADCASTSS x+72(FP), X0
+	SHRQ $2, CX
+	JZ   done
+
+loop:
+	VCVTPD2PSY  (SI), X1
+	VCVTPD2PSY  (DX), X2
+	VFMADD231PS X1, X0, X2
+	VCVTPS2PD   X2, Y2
+	VMOVUPD     Y2, (DI)
+	ADDQ        $32, SI
+	ADDQ        $32, DX
+	ADDQ        $32, DI
+	DECQ        CX
+	JNZ         loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cpuHasFMA() bool
+TEXT ·cpuHasFMA(SB), NOSPLIT, $0-1
+	MOVL $1, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x18001000, CX
+	CMPL CX, $0x18001000
+	JNE  no
+	XORL CX, CX
+	XGETBV
+	ANDL $6, AX
+	CMPL AX, $6
+	JNE  no
+	MOVB $1, ret+0(FP)
+	RET
+
+no:
+	MOVB $0, ret+0(FP)
+	RET
