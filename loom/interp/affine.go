@@ -243,6 +243,11 @@ func decodeF32(out []float64, blk []byte) {
 	blk = blk[:4*len(out)]
 	if src, ok := asF32(blk); ok {
 		src = src[:len(out)]
+		if hasFMA && len(out) >= 4 {
+			n := len(out) &^ 3
+			widenF32AVX(out[:n], src[:n])
+			out, src = out[n:], src[n:]
+		}
 		for l, x := range src {
 			out[l] = float64(x)
 		}
@@ -258,6 +263,11 @@ func encodeF32(blk []byte, in []float64) {
 	blk = blk[:4*len(in)]
 	if dst, ok := asF32(blk); ok {
 		dst = dst[:len(in)]
+		if hasFMA && len(in) >= 4 {
+			n := len(in) &^ 3
+			narrowF64AVX(dst[:n], in[:n])
+			dst, in = dst[n:], in[n:]
+		}
 		for l, x := range in {
 			dst[l] = float32(x)
 		}

@@ -15,3 +15,16 @@ func cpuHasFMA() bool
 // hasFMA selects the vector fmaf lane loop; tests switch it off to cover
 // the portable loop too.
 var hasFMA = cpuHasFMA()
+
+// widenF32AVX sets out[i] = float64(in[i]) for the first len(out)&^3
+// elements; in is at least as long. Only call it when hasFMA is set (AVX).
+//
+//go:noescape
+func widenF32AVX(out []float64, in []float32)
+
+// narrowF64AVX sets out[i] = float32(in[i]) (round to nearest even, as Go's
+// conversion) for the first len(out)&^3 elements; in is at least as long.
+// Only call it when hasFMA is set (AVX).
+//
+//go:noescape
+func narrowF64AVX(out []float32, in []float64)

@@ -45,3 +45,43 @@ TEXT ·cpuHasFMA(SB), NOSPLIT, $0-1
 no:
 	MOVB $0, ret+0(FP)
 	RET
+
+// func widenF32AVX(out []float64, in []float32)
+TEXT ·widenF32AVX(SB), NOSPLIT, $0-48
+	MOVQ out_base+0(FP), DI
+	MOVQ out_len+8(FP), CX
+	MOVQ in_base+24(FP), SI
+	SHRQ $2, CX
+	JZ   wdone
+
+wloop:
+	VCVTPS2PD (SI), Y1
+	VMOVUPD   Y1, (DI)
+	ADDQ      $16, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       wloop
+
+wdone:
+	VZEROUPPER
+	RET
+
+// func narrowF64AVX(out []float32, in []float64)
+TEXT ·narrowF64AVX(SB), NOSPLIT, $0-48
+	MOVQ out_base+0(FP), DI
+	MOVQ out_len+8(FP), CX
+	MOVQ in_base+24(FP), SI
+	SHRQ $2, CX
+	JZ   ndone
+
+nloop:
+	VCVTPD2PSY (SI), X1
+	VMOVUPS    X1, (DI)
+	ADDQ       $32, SI
+	ADDQ       $16, DI
+	DECQ       CX
+	JNZ        nloop
+
+ndone:
+	VZEROUPPER
+	RET
