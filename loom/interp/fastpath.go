@@ -72,6 +72,14 @@ func fastBinF(name string, r, a, b *slot, rnd ffmt) instr {
 // float64 carries more than twice f32's precision, so +, -, *, / round as
 // f32 arithmetic would).
 func binVV32(op byte, R, A, B []float64) {
+	if hasFMA && len(R) >= 8 {
+		// Exact (or, for /, correctly rounded) in float64, then one
+		// vector rounding pass: scalar float32(x) conversions merge into
+		// their destination register and chain lane to lane.
+		binVV64(op, R, A, B)
+		round32(R)
+		return
+	}
 	switch op {
 	case '+':
 		for i := range R {
@@ -115,6 +123,11 @@ func binVV64(op byte, R, A, B []float64) {
 
 // binVS32 is R = A op s rounded to f32.
 func binVS32(op byte, R, A []float64, s float64) {
+	if hasFMA && len(R) >= 8 {
+		binVS64(op, R, A, s)
+		round32(R)
+		return
+	}
 	switch op {
 	case '+':
 		for i := range R {
@@ -349,5 +362,17 @@ func fmaSVV32(R []float64, x float64, B, C []float64) {
 		for i := range R {
 			R[i] = fma32(x, B[i], C[i])
 		}
+	}
+}
+
+// round32 rounds every element of R to f32 precision in place.
+func round32(R []float64) {
+	if hasFMA && len(R) >= 4 {
+		n := len(R) &^ 3
+		roundF32AVX(R[:n])
+		R = R[n:]
+	}
+	for i, x := range R {
+		R[i] = float64(float32(x))
 	}
 }

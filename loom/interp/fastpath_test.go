@@ -114,3 +114,51 @@ func TestF32CodecRandomBits(t *testing.T) {
 		}
 	}
 }
+
+// The f32 binary lane loops round like Go's float32 arithmetic, through the
+// vector rounding pass or not.
+func TestBinF32LoopsRandomBits(t *testing.T) {
+	vec := hasFMA
+	defer func() { hasFMA = vec }()
+	s := uint32(4242)
+	next := func() float64 {
+		s ^= s << 13
+		s ^= s >> 17
+		s ^= s << 5
+		return float64(math.Float32frombits(s))
+	}
+	A, B, R := make([]float64, 1031), make([]float64, 1031), make([]float64, 1031)
+	for i := range A {
+		A[i], B[i] = next(), next()
+	}
+	want := func(op byte, a, b float32) float32 {
+		switch op {
+		case '+':
+			return a + b
+		case '-':
+			return a - b
+		case '*':
+			return a * b
+		}
+		return a / b
+	}
+	same := func(g float64, w float32) bool {
+		return math.Float64bits(g) == math.Float64bits(float64(w)) || (g != g && w != w)
+	}
+	for _, hasFMA = range []bool{vec, false} {
+		for _, op := range []byte{'+', '-', '*', '/'} {
+			binVV32(op, R, A, B)
+			for i := range R {
+				if w := want(op, float32(A[i]), float32(B[i])); !same(R[i], w) {
+					t.Fatalf("vector=%v %c lane %d: got %v, want %v", hasFMA, op, i, R[i], w)
+				}
+			}
+			binVS32(op, R, A, B[5])
+			for i := range R {
+				if w := want(op, float32(A[i]), float32(B[5])); !same(R[i], w) {
+					t.Fatalf("vector=%v %c scalar lane %d: got %v, want %v", hasFMA, op, i, R[i], w)
+				}
+			}
+		}
+	}
+}

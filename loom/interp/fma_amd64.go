@@ -28,3 +28,9 @@ func widenF32AVX(out []float64, in []float32)
 //
 //go:noescape
 func narrowF64AVX(out []float32, in []float64)
+
+// roundF32AVX rounds R[i] to f32 in place (R[i] = float64(float32(R[i])))
+// for the first len(R)&^3 elements. Only call it when hasFMA is set (AVX).
+//
+//go:noescape
+func roundF32AVX(R []float64)

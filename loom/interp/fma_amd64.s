@@ -85,3 +85,22 @@ nloop:
 ndone:
 	VZEROUPPER
 	RET
+
+// func roundF32AVX(R []float64)
+TEXT ·roundF32AVX(SB), NOSPLIT, $0-24
+	MOVQ R_base+0(FP), DI
+	MOVQ R_len+8(FP), CX
+	SHRQ $2, CX
+	JZ   rdone
+
+rloop:
+	VCVTPD2PSY (DI), X1
+	VCVTPS2PD  X1, Y1
+	VMOVUPD    Y1, (DI)
+	ADDQ       $32, DI
+	DECQ       CX
+	JNZ        rloop
+
+rdone:
+	VZEROUPPER
+	RET

@@ -11,3 +11,5 @@ func fmaSVV32AVX(R, B, C []float64, x float32) { panic("interp: no vector fma") 
 func widenF32AVX(out []float64, in []float32) { panic("interp: no vector conversion") }
 
 func narrowF64AVX(out []float32, in []float64) { panic("interp: no vector conversion") }
+
+func roundF32AVX(R []float64) { panic("interp: no vector conversion") }
