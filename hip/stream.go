@@ -77,14 +77,19 @@ func (s *Stream) Done() (bool, error) {
 }
 
 // hot runs a preallocated-argument call on the stream: no allocation unless
-// it fails.
+// it fails. It is release's context handling without the variadic call.
 func (s *Stream) hot(id fnID) error {
 	c := s.ctx
 	runtime.LockOSThread()
-	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
+	tid, cached, r := c.enter()
 	var r2 int32
 	if r == 0 {
 		r2 = c.lib.callArgs(id, s.argv[:])
+		if r2 != 0 && cached && c.lib.spec.contextLost[r2] {
+			if r = c.setCurrent(tid); r == 0 {
+				r2 = c.lib.callArgs(id, s.argv[:])
+			}
+		}
 	}
 	runtime.UnlockOSThread()
 	if r != 0 {
