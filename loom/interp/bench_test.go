@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/loomgen/loomgen/loom"
 )
 
 // Benchmarks compare the executor with plain Go loops doing the same work,
@@ -105,7 +107,22 @@ func goSum(x []float32, workers int) float64 {
 
 var sink float64
 
+// BenchmarkReduceSum is the tree reduction of loom/testdata: one element per
+// invocation, eight barrier-separated halving steps in workgroup memory.
 func BenchmarkReduceSum(b *testing.B) {
+	benchReduce(b, corpus(b, "reduce_sum_workgroup.loom"), "reduce_sum_f32", 256)
+}
+
+// BenchmarkReduceSumStrided is a reduction written the way GPU reductions
+// usually are: each invocation accumulates 64 elements in a block-strided
+// loop, then one workgroup reduction and one store per workgroup.
+func BenchmarkReduceSumStrided(b *testing.B) {
+	benchReduce(b, ownKernel(b, "reduce_sum_strided.loom"), "reduce_sum_strided", 16384)
+}
+
+// benchReduce runs a kernel that writes one f32 partial sum per perGroup
+// input elements side by side with goSum over the same input.
+func benchReduce(b *testing.B, m *loom.Module, export string, perGroup int) {
 	x := ramp(benchN, 3, 1)
 	xb := f32bytes(x)
 	all := runtime.GOMAXPROCS(0)
@@ -121,15 +138,17 @@ func BenchmarkReduceSum(b *testing.B) {
 			sink = goSum(x, all)
 		}
 	})
-	m := corpus(b, "reduce_sum_workgroup.loom")
 	for _, w := range []int{1, all} {
 		name := "interp/1worker"
 		if w != 1 {
 			name = "interp/allworkers"
 		}
 		b.Run(name, func(b *testing.B) {
-			r := compileRun(b, m, "reduce_sum_f32", Options{Workers: w})
+			r := compileRun(b, m, export, Options{Workers: w})
 			l := r.launch(benchN)
+			if l.Workgroups[0]*perGroup < benchN {
+				b.Fatalf("%s covers %d groups of %d, not %d elements", export, l.Workgroups[0], perGroup, benchN)
+			}
 			part := make([]byte, 4*l.Workgroups[0])
 			args := []Arg{idx(benchN), buf(xb), buf(part)}
 			b.SetBytes(benchN * 4)
