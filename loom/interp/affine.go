@@ -57,6 +57,21 @@ func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
 	if a.uni {
 		v, u = b, a
 	}
+	return affineOffset(op, r, v, func(fr *frame) int64 { return fr.I[u.idx][0] }, general, tg)
+}
+
+// affineMadd emits r = a*b + c for uniform index values a and b and a
+// varying, possibly affine c (the base + workgroup*size + tid shape). Index
+// values fit 32 bits, so a*b+c is exact in int64 and only the result is
+// checked against the carrier, as on the general path.
+func affineMadd(op *loom.Op, r, a, b, c *slot, general instr, tg target) instr {
+	return affineOffset(op, r, c, func(fr *frame) int64 { return fr.I[a.idx][0] * fr.I[b.idx][0] }, general, tg)
+}
+
+// affineOffset emits r = v + u(fr) for a varying, possibly affine v and a
+// uniform amount computed by u; a v that is not affine at run time takes
+// the general path.
+func affineOffset(op *loom.Op, r, v *slot, u func(fr *frame) int64, general instr, tg target) instr {
 	r.aff = true
 	lim := tg.indexMax
 	bits := tg.indexBits
@@ -66,7 +81,7 @@ func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
 			fr.meta[r.idx].aff = false
 			return general(fr)
 		}
-		base := a0 + fr.I[u.idx][0]
+		base := a0 + u(fr)
 		lo, hi := fr.lo, fr.hi
 		R := fr.I[r.idx][lo:hi]
 		for i := range R {

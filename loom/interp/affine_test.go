@@ -92,3 +92,48 @@ func TestAffineAccessErrors(t *testing.T) {
 		t.Fatalf("affine add overflow: %v", err)
 	}
 }
+
+// maddBody stores y[g*s + tid] = tid+1 through index.madd of two uniforms
+// and the affine work-item id, bounded by n.
+const maddBody = `  %t = kernel.workitem.id<x> : index
+  %g = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %yv = buffer.view %y[%z] : buffer -> view<[%n]xf32>
+  %j = index.madd %g, %s, %t : index
+  %ok = index.cmp ult, %j, %n : index
+  scf.if %ok {
+    %v = index.cast %t : index -> i32
+    %one = scalar.constant 1 : i32
+    %w = scalar.addi %v, %one : i32
+    %f = scalar.sitofp %w : i32 -> f32
+    view.store %f, %yv[%j] : f32, view<[%n]xf32>
+  }`
+
+const maddParams = "%n: index, %s: index, %y: buffer"
+
+func TestAffineMaddMatchesReference(t *testing.T) {
+	for _, c := range []struct{ n, s, groups, size, sy int }{
+		{1000, 128, 8, 128, 1}, {500, 100, 5, 100, 1}, {77, 40, 3, 32, 1},
+		{64, 16, 4, 8, 2}, // two-dimensional workgroups: the general path
+	} {
+		yb := make([]byte, 4*c.n)
+		l := Launch{Workgroups: [3]int{c.groups, 1, 1}, WorkgroupSize: [3]int{c.size, c.sy, 1}}
+		if err := runInline(t, maddParams, maddBody, l, idx(int64(c.n)), idx(int64(c.s)), buf(yb)); err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		want := make([]float32, c.n)
+		for g := 0; g < c.groups; g++ {
+			for tid := 0; tid < c.size; tid++ {
+				if j := g*c.s + tid; j < c.n {
+					want[j] = float32(tid + 1)
+				}
+			}
+		}
+		exactF32(t, "y", bytesF32(yb), want)
+	}
+	// Overflow of g*s+tid is reported at the first lane past the carrier.
+	err := runInline(t, maddParams, maddBody, grid(2, 8), idx(8), idx(math.MaxInt32-3), buf(make([]byte, 32)))
+	if !errors.Is(err, ErrOverflow) || !strings.Contains(err.Error(), "index.madd") || !strings.Contains(err.Error(), "workgroup (1,0,0)") || !strings.Contains(err.Error(), "workitem (4,0,0)") {
+		t.Fatalf("affine madd overflow: %v", err)
+	}
+}

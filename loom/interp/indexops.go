@@ -62,7 +62,11 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return terI(op, r, ops[0], ops[1], ops[2], func(x, y, z int64) int64 { return x*y + z }, c.postFor(r.typ)), nil
+		in := terI(op, r, ops[0], ops[1], ops[2], func(x, y, z int64) int64 { return x*y + z }, c.postFor(r.typ))
+		if r.typ.Kind == loom.TypeIndex && c.intBits(r.typ) < 64 && !r.uni && ops[0].uni && ops[1].uni {
+			in = affineMadd(op, r, ops[0], ops[1], ops[2], in, c.k.tgt)
+		}
+		return in, nil
 	}
 	sn, ok := indexNames[rest]
 	if !ok {
