@@ -9,12 +9,27 @@ import (
 type yieldSink struct {
 	srcs [][]*slot // per region
 	dst  *[]*slot
+	// nF is the compiler's float slot count when the yields were seen,
+	// per region (see handoff.go).
+	nF []int
+	c  *compiler
+	// swap0: the first region's yields hand their storage over (scf.if
+	// decides it once its results exist).
+	swap0 []bool
 }
 
 func (y *yieldSink) term(op *loom.Op, vals []*slot) (instr, error) {
+	region := len(y.srcs)
 	y.srcs = append(y.srcs, vals)
+	if y.c != nil {
+		y.nF = append(y.nF, y.c.k.nF)
+	}
 	dst := y.dst
 	return func(fr *frame) error {
+		if region == 0 && y.swap0 != nil {
+			handOff(fr, *dst, vals, y.swap0)
+			return nil
+		}
 		for i, d := range *dst {
 			if i < len(vals) {
 				fr.copySlot(d, vals[i])
@@ -73,8 +88,9 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 		return nil, err
 	}
 	var dst []*slot
-	y := &yieldSink{dst: &dst}
+	y := &yieldSink{dst: &dst, c: c}
 	var codes [2][]instr
+	thenNF := c.k.nF
 	for i, r := range op.Regions {
 		if i > 1 {
 			return nil, compileErr(r.Pos, ErrInvalid, "scf.if has more than two regions")
@@ -89,6 +105,11 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 	}
 	if dst, err = c.branchResults(b, op, cond.uni, y); err != nil {
 		return nil, err
+	}
+	if len(y.srcs) == 2 && len(y.nF) == 2 {
+		// The then region runs first, and its yields are the then
+		// region's own registers: hand them over (handoff.go).
+		y.swap0 = c.handoffs(dst, y.srcs[0], thenNF, y.nF[0])
 	}
 	then, els := codes[0], codes[1]
 	depth := b.depth + 1
@@ -404,6 +425,7 @@ func (c *compiler) scfFor(b *block, op *loom.Op) (instr, error) {
 		}
 		yields = nil
 		var tm []*slot
+		bodyNF := c.k.nF
 		inner.term = func(y *loom.Op, vals []*slot) (instr, error) {
 			yields = vals
 			var err error
@@ -411,6 +433,13 @@ func (c *compiler) scfFor(b *block, op *loom.Op) (instr, error) {
 				return nil, err
 			}
 			t := tm
+			if loopUni && t == nil {
+				// Every lane active at entry runs every iteration: the
+				// body's own registers hand over (handoff.go).
+				if sw := c.handoffs(args, vals, bodyNF, c.k.nF); sw != nil {
+					return func(fr *frame) error { handOff(fr, args, vals, sw); return nil }, nil
+				}
+			}
 			return func(fr *frame) error { copyAll(fr, args, vals, t); return nil }, nil
 		}
 		if code, err = c.region(inner, body); err != nil {
