@@ -84,16 +84,11 @@ func affineOffset(op *loom.Op, r, v *slot, u func(fr *frame) int64, general inst
 		base := a0 + u(fr)
 		lo, hi := fr.lo, fr.hi
 		R := fr.I[r.idx][lo:hi]
-		m := &fr.meta[r.idx]
-		if !m.aff || m.a0 != base || lo < m.alo || hi > m.ahi {
-			for i := range R {
-				R[i] = base + int64(lo+i)
-			}
-			m.aff, m.alo, m.ahi, m.a0 = true, lo, hi, base
+		for i := range R {
+			R[i] = base + int64(lo+i)
 		}
-		// Otherwise the register, which only this producer writes, still
-		// holds base+l on a bound covering this one (the same step of a
-		// tree reduction in the previous workgroup): no lane is rewritten.
+		m := &fr.meta[r.idx]
+		m.aff, m.alo, m.ahi, m.a0 = true, lo, hi, base
 		// Values rise with the lane: only the ends of the active bound can
 		// leave the carrier, and only an active lane's value is an error.
 		if lo < hi && (R[0] < tg.indexMin || R[len(R)-1] > lim) {
