@@ -182,24 +182,22 @@ type maskIv struct {
 func (fr *frame) setRange(d, a, b int) {
 	m, iv := fr.masks[d], &fr.miv[d]
 	if !iv.ok || iv.b <= a || b <= iv.a {
+		// fr.all is every lane set: copies are memmoves, not lane loops.
 		clear(m[:a])
-		r := m[a:b]
-		for i := range r {
-			r[i] = true
-		}
+		copy(m[a:b], fr.all)
 		clear(m[b:])
 	} else {
 		if iv.a < a {
 			clear(m[iv.a:a])
 		}
-		for i := a; i < iv.a; i++ {
-			m[i] = true
+		if a < iv.a {
+			copy(m[a:iv.a], fr.all)
 		}
 		if b < iv.b {
 			clear(m[b:iv.b])
 		}
-		for i := iv.b; i < b; i++ {
-			m[i] = true
+		if iv.b < b {
+			copy(m[iv.b:b], fr.all)
 		}
 	}
 	*iv = maskIv{a: a, b: b, ok: true}
