@@ -18,6 +18,9 @@ type compiler struct {
 	calls []string
 	// condOnly names values used only as scf.if conditions.
 	condOnly map[string]bool
+	// uses counts the operand uses of each SSA name per top-level op,
+	// keyed by every op inside it (fuse.go).
+	uses map[*loom.Op]map[string]int
 }
 
 // scope maps SSA names to slots; regions nest scopes, each inlined call
@@ -60,6 +63,7 @@ func newCompiler(k *Kernel, mods []*loom.Module, opts Options) (*compiler, error
 		config:   opts.Config,
 		defs:     map[string]*loom.ConfigDef{},
 		condOnly: condOnly(mods),
+		uses:     useCounts(mods),
 	}
 	for _, m := range mods {
 		if m == nil {
@@ -294,7 +298,29 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 // region compiles the ops of r in b's scope.
 func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 	var code []instr
-	for i, op := range r.Ops {
+	for i := 0; i < len(r.Ops); i++ {
+		if c.fuseCandidate(r.Ops, i) {
+			// Compile the four ops as usual (they define the names and
+			// are the fallback), then try the fused form over them.
+			var four []instr
+			for j := i; j < i+4; j++ {
+				in, err := c.op(b, r.Ops[j], j == len(r.Ops)-1)
+				if err != nil {
+					return nil, err
+				}
+				if in != nil {
+					four = append(four, in)
+				}
+			}
+			if f := c.fuse(b, r.Ops[i:i+4], four); f != nil && len(four) == 4 {
+				code = append(code, f)
+			} else {
+				code = append(code, four...)
+			}
+			i += 3
+			continue
+		}
+		op := r.Ops[i]
 		in, err := c.op(b, op, i == len(r.Ops)-1)
 		if err != nil {
 			return nil, err

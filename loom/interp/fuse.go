@@ -1,0 +1,220 @@
+package interp
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Fused load-load-op-store. The step of a tree reduction (and of many
+// element-wise kernels) is
+//
+//	%a = view.load %va[%i] ; %b = view.load %vb[%j]
+//	%s = scalar.addf %a, %b : f32 ; view.store %s, %vs[%k]
+//
+// Run one by one, it widens two f32 blocks into float64 registers, adds and
+// rounds them, and narrows the result back: four passes over the lanes and
+// four dispatches. When %a, %b and %s have no other use, their registers
+// need not be written at all, and when all three accesses are contiguous
+// blocks (affine indices over a dense bound, each checked against its view
+// and bound bytes by contiguous) the four ops are one float32 loop.
+// Otherwise the four compiled ops run as they are, with their own checks
+// and errors.
+
+// useCounts counts, per top-level op (kernel.def, func.def, …) and SSA
+// name, the operand uses in its body, and maps every op to its top-level
+// op's counts. A name cannot be seen from another top-level op (function
+// bodies are isolated), so counting within one is exact; a name defined
+// twice inside one body counts the uses of both, which is conservative.
+func useCounts(mods []*loom.Module) map[*loom.Op]map[string]int {
+	out := map[*loom.Op]map[string]int{}
+	for _, m := range mods {
+		if m == nil {
+			continue
+		}
+		for _, top := range m.Ops {
+			n := map[string]int{}
+			var typ func(t *loom.Type)
+			typ = func(t *loom.Type) {
+				if t == nil {
+					return
+				}
+				for _, d := range t.Dims {
+					if d.Value != nil {
+						n[d.Value.Name]++
+					}
+				}
+				typ(t.Elem)
+			}
+			ops := func(os []*loom.Operand) {
+				for _, o := range os {
+					if o != nil && o.Lit == nil {
+						n[o.Name]++
+					}
+				}
+			}
+			var walk func(op *loom.Op)
+			walk = func(op *loom.Op) {
+				out[op] = n
+				ops(op.Operands)
+				for _, p := range op.Preds {
+					ops(p.Args)
+				}
+				for _, c := range op.Cases {
+					ops(c.Values)
+				}
+				for _, t := range op.Types {
+					typ(t)
+				}
+				for _, t := range op.ResultTypes {
+					typ(t)
+				}
+				for _, r := range op.Regions {
+					for _, o := range r.Ops {
+						walk(o)
+					}
+				}
+			}
+			walk(top)
+		}
+	}
+	return out
+}
+
+// countFused, set by tests before running, makes fused steps that took
+// the float32 block loop count themselves in fusedRuns (a shared counter
+// is too dear to bump on every step otherwise).
+var (
+	countFused bool
+	fusedRuns  atomic.Int64
+)
+
+// fuseCandidate reports whether ops[i:i+4] is the load-load-op-store shape
+// with single-use intermediates; it looks only at syntax, the slots are
+// checked after the four ops compiled.
+func (c *compiler) fuseCandidate(ops []*loom.Op, i int) bool {
+	if i+4 > len(ops) {
+		return false
+	}
+	la, lb, ar, st := ops[i], ops[i+1], ops[i+2], ops[i+3]
+	if la.Name != "view.load" || lb.Name != "view.load" || st.Name != "view.store" {
+		return false
+	}
+	switch ar.Name {
+	case "scalar.addf", "scalar.subf", "scalar.mulf", "scalar.divf":
+	default:
+		return false
+	}
+	if len(la.Results) != 1 || len(lb.Results) != 1 || len(ar.Results) != 1 || len(ar.Operands) != 2 || len(st.Operands) != 3 || len(la.Operands) != 2 || len(lb.Operands) != 2 {
+		return false
+	}
+	a, b, s := la.Results[0].Name, lb.Results[0].Name, ar.Results[0].Name
+	if a == b || ar.Operands[0].Lit != nil || ar.Operands[1].Lit != nil || ar.Operands[0].Name != a || ar.Operands[1].Name != b {
+		return false
+	}
+	if st.Operands[0].Lit != nil || st.Operands[0].Name != s {
+		return false
+	}
+	for _, o := range []*loom.Operand{la.Operands[0], la.Operands[1], lb.Operands[0], lb.Operands[1], st.Operands[1], st.Operands[2]} {
+		if o.Lit != nil {
+			return false
+		}
+	}
+	n := c.uses[la]
+	return n != nil && n[a] == 1 && n[b] == 1 && n[s] == 1
+}
+
+// fuse builds the fused instruction over the four compiled ops code, or
+// returns nil when the slots do not have the f32 rank-1 shape.
+func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
+	la, lb, ar, st := ops[0], ops[1], ops[2], ops[3]
+	look := func(o *loom.Operand) *slot { return b.sc.lookup(o.Name) }
+	va, ia, vb, ib, vs, is := look(la.Operands[0]), look(la.Operands[1]), look(lb.Operands[0]), look(lb.Operands[1]), look(st.Operands[1]), look(st.Operands[2])
+	r := look(ar.Operands[0])
+	for _, v := range []*slot{va, vb, vs} {
+		if v == nil || v.kind != kView || !v.uni || v.typ.Kind != loom.TypeView || len(v.typ.Dims) != 1 || v.typ.Elem == nil || v.typ.Elem.Name != "f32" {
+			return nil
+		}
+	}
+	for _, x := range []*slot{ia, ib, is} {
+		if x == nil || x.kind != kInt || x.uni || x.comps != 1 {
+			return nil
+		}
+	}
+	if r == nil || r.kind != kFloat || r.typ.Name != "f32" || r.comps != 1 {
+		return nil
+	}
+	var op byte
+	switch ar.Name {
+	case "scalar.addf":
+		op = '+'
+	case "scalar.subf":
+		op = '-'
+	case "scalar.mulf":
+		op = '*'
+	case "scalar.divf":
+		op = '/'
+	}
+	return func(fr *frame) error {
+		if fr.lo < fr.hi && fr.dense() {
+			ba, ok := contiguous(fr, &fr.V[va.idx][0], ia)
+			if ok {
+				if bb, ok := contiguous(fr, &fr.V[vb.idx][0], ib); ok {
+					if bs, ok := contiguous(fr, &fr.V[vs.idx][0], is); ok && inPlace(bs, ba) && inPlace(bs, bb) {
+						fa, oka := asF32(ba)
+						fb, okb := asF32(bb)
+						fs, oks := asF32(bs)
+						if oka && okb && oks {
+							if countFused {
+								fusedRuns.Add(1)
+							}
+							binBlock32(op, fs, fa, fb)
+							return nil
+						}
+					}
+				}
+			}
+		}
+		for _, in := range code {
+			if err := in(fr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// inPlace reports whether an element-wise loop writing dst while reading
+// src (blocks of equal length) sees only the old values of src: the blocks
+// are disjoint or exactly the same.
+func inPlace(dst, src []byte) bool {
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(dst)))
+	s := uintptr(unsafe.Pointer(unsafe.SliceData(src)))
+	n := uintptr(len(dst))
+	return d == s || d+n <= s || s+uintptr(len(src)) <= d
+}
+
+// binBlock32 is R = A op B in float32 arithmetic, which rounds exactly as
+// the float64 operation rounded to f32 does (53 >= 2*24+2 bits).
+func binBlock32(op byte, R, A, B []float32) {
+	A, B = A[:len(R)], B[:len(R)]
+	switch op {
+	case '+':
+		for i := range R {
+			R[i] = A[i] + B[i]
+		}
+	case '-':
+		for i := range R {
+			R[i] = A[i] - B[i]
+		}
+	case '*':
+		for i := range R {
+			R[i] = A[i] * B[i]
+		}
+	case '/':
+		for i := range R {
+			R[i] = A[i] / B[i]
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package interp
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// randF32 returns n float32 values from random bits (NaNs, infinities,
+// subnormals and all).
+func randF32(n int, seed uint64) []float32 {
+	x := make([]float32, n)
+	s := seed
+	for i := range x {
+		s = s*6364136223846793005 + 1442695040888963407
+		x[i] = math.Float32frombits(uint32(s >> 32))
+	}
+	return x
+}
+
+// TestFusedOps runs the load-load-op-store shape against Go's float32
+// arithmetic: in place (fused block loop), and with the store block
+// shifted onto the read block (must fall back to the lockstep ops, which
+// load every lane before storing any). Each case checks which path ran.
+func TestFusedOps(t *testing.T) {
+	m := ownKernel(t, "fused_ops.loom")
+	countFused = true
+	defer func() { countFused = false }()
+	ops := map[string]func(x, y float32) float32{
+		"fused_subf": func(x, y float32) float32 { return x - y },
+		"fused_mulf": func(x, y float32) float32 { return x * y },
+	}
+	for export, f := range ops {
+		for _, n := range []int{1, 63, 64, 200} {
+			for _, shift := range []int{0, 1, -1} {
+				if (shift < 0 && n < 2) || (shift != 0 && n > 64) {
+					// A shifted store past one workgroup races with the
+					// next workgroup's loads: only in-place is defined.
+					continue
+				}
+				r := compileRun(t, m, export, Options{Workers: 1})
+				a, c := randF32(n, 1), randF32(n+1, uint64(n))
+				if shift < 0 {
+					// Lane 0 would store at -1: shift the read side instead
+					// by leaving lane 0's store in range through m.
+					c = c[:n]
+				}
+				want := append([]float32(nil), c...)
+				for i := 0; i < n; i++ {
+					if j := i + shift; j >= 0 && j < len(want) {
+						want[j] = f(a[i], c[i])
+					}
+				}
+				cb := f32bytes(c)
+				before := fusedRuns.Load()
+				err := r.k.Run(r.launch(int64(n)), []Arg{idx(int64(n)), idx(int64(len(c))), idx(int64(shift)), buf(f32bytes(a)), buf(cb)})
+				fused := fusedRuns.Load() - before
+				if shift < 0 {
+					// Lane 0 stores at index -1: an error naming it, and
+					// nothing fused (the store block is not in bounds).
+					var re *RunError
+					if !errors.As(err, &re) || !errors.Is(err, ErrOutOfBounds) || !re.HasItem || re.Workitem[0] != 0 || re.Workgroup[0] != 0 {
+						t.Fatalf("%s n=%d shift=%d: err = %v, want a bounds error at work-item 0 of workgroup 0", export, n, shift, err)
+					}
+					if fused != 0 {
+						t.Fatalf("%s n=%d shift=%d: %d fused steps ran before the bounds error", export, n, shift, fused)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s n=%d shift=%d: %v", export, n, shift, err)
+				}
+				exactF32(t, export, bytesF32(cb), want)
+				if shift == 0 && fused == 0 {
+					t.Fatalf("%s n=%d: in-place update did not take the fused loop", export, n)
+				}
+				if shift != 0 && n > 1 && fused != 0 {
+					t.Fatalf("%s n=%d shift=%d: overlapping blocks took the fused loop %d times", export, n, shift, fused)
+				}
+			}
+		}
+	}
+}
+
+// TestFusedTree checks the workgroup tree reduction, whose steps fuse,
+// against a Go reference with random inputs (the tree's own summation
+// order), and that its steps took the fused loop.
+func TestFusedTree(t *testing.T) {
+	m := corpus(t, "reduce_sum_workgroup.loom")
+	countFused = true
+	defer func() { countFused = false }()
+	for _, n := range []int{1, 256, 1000} {
+		r := compileRun(t, m, "reduce_sum_f32", Options{Workers: 2})
+		x := ramp(n, 7, 0.37)
+		groups := (n + 255) / 256
+		part := make([]byte, 4*groups)
+		before := fusedRuns.Load()
+		r.run(wl(int64(n)), idx(int64(n)), buf(f32bytes(x)), buf(part))
+		if got := fusedRuns.Load() - before; got != int64(8*groups) {
+			t.Fatalf("n=%d: %d fused steps, want %d", n, got, 8*groups)
+		}
+		want := make([]float32, groups)
+		for g := range want {
+			var tile [256]float32
+			for i := range tile {
+				if k := g*256 + i; k < n {
+					tile[i] = x[k]
+				}
+			}
+			for s := 128; s > 0; s /= 2 {
+				for i := 0; i < s; i++ {
+					tile[i] += tile[i+s]
+				}
+			}
+			want[g] = tile[0]
+		}
+		exactF32(t, "partial", bytesF32(part), want)
+	}
+}
