@@ -68,20 +68,6 @@ func BenchmarkLaunchRaw(b *testing.B) {
 	}
 }
 
-// BenchmarkSetCurrent is one cuCtxSetCurrent of the already-current
-// context through purego: what Stream.Launch paid on every call before the
-// thread table (compare BenchmarkGettid, what the table costs instead).
-func BenchmarkSetCurrent(b *testing.B) {
-	c, _ := kernels(b)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	for b.Loop() {
-		if r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:]); r != 0 {
-			b.Fatal(c.fail(fnCtxSetCurrent, r))
-		}
-	}
-}
-
 // BenchmarkLaunchSubmit times only the host side of launches: batches of
 // 256 (well inside the driver's queue) are submitted on the clock and
 // drained off it, so the GPU's own launch throughput does not hide the
