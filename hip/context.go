@@ -10,13 +10,12 @@ import (
 )
 
 // Context is a device's primary context. Every call through it locks the
-// calling goroutine to its OS thread and makes sure the context is current
-// there (see threads.go), so any goroutine may use it at any time.
+// calling goroutine to its OS thread and makes the context current there,
+// so any goroutine may use it at any time.
 type Context struct {
 	lib     *Library
 	dev     *Device
 	h       uintptr
-	serial  uint32     // names c in the library's thread table
 	setArgs [1]uintptr // cuCtxSetCurrent's argument, written once
 	closed  atomic.Bool
 	fault   atomic.Pointer[Error]
@@ -38,7 +37,7 @@ func (l *Library) NewContext(ordinal int) (*Context, error) {
 	if err := l.check(fnPrimaryCtxRetain, l.raw(fnPrimaryCtxRetain, uintptr(unsafe.Pointer(&h)), uintptr(d.handle))); err != nil {
 		return nil, fmt.Errorf("hip: device %d: %w", ordinal, err)
 	}
-	c := &Context{lib: l, dev: d, h: h, serial: nextContextSerial()}
+	c := &Context{lib: l, dev: d, h: h}
 	c.setArgs[0] = h
 	return c, nil
 }
@@ -89,45 +88,16 @@ func (c *Context) release(id fnID, args ...uintptr) error {
 		return ErrClosed
 	}
 	runtime.LockOSThread()
-	tid, cached, r := c.enter()
+	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
 	var r2 uintptr
 	if r == 0 {
 		r2, _, _ = purego.SyscallN(c.lib.fn[id], args...)
-		if r2 != 0 && cached && c.lib.spec.contextLost[int32(r2)] {
-			if r = c.setCurrent(tid); r == 0 {
-				r2, _, _ = purego.SyscallN(c.lib.fn[id], args...)
-			}
-		}
 	}
 	runtime.UnlockOSThread()
 	if r != 0 {
 		return c.fail(fnCtxSetCurrent, r)
 	}
 	return c.fail(id, int32(r2))
-}
-
-// enter makes c current on the calling thread, which the caller has locked,
-// unless the thread table says it already is (cached). A cached caller whose
-// call then fails with a contextLost code calls setCurrent and retries once.
-// r is cuCtxSetCurrent's status.
-func (c *Context) enter() (tid uint32, cached bool, r int32) {
-	tid = gettid()
-	if c.lib.threads.current(tid, c.serial) {
-		return tid, true, 0
-	}
-	return tid, false, c.setCurrent(tid)
-}
-
-// setCurrent makes c current on thread tid (the caller's, locked) and
-// records it; on failure the thread's current context is unknown, so its
-// record goes.
-func (c *Context) setCurrent(tid uint32) int32 {
-	if r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:]); r != 0 {
-		c.lib.threads.forget(tid)
-		return r
-	}
-	c.lib.threads.record(tid, c.serial)
-	return 0
 }
 
 // fail converts a status into an error and remembers faults that poison

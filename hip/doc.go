@@ -20,15 +20,10 @@
 //
 // Threads: the driver keeps the current context per OS thread and Go moves
 // goroutines between threads, so every call that needs a context locks the
-// calling goroutine to its thread and makes sure the context is current
-// there. A per-library table of thread ids remembers which context the
-// package last made current on each thread, so cuCtxSetCurrent runs only
-// when the thread changes (a stale record shows as an invalid-context error,
-// and the call is retried once after setting the context; threads.go has
-// the reasoning). There is no goroutine hand-off, which keeps launch
-// overhead lowest; any goroutine may use any handle. Code that makes other
-// contexts current through its own binding of the driver should do so on
-// threads it keeps to itself (runtime.LockOSThread).
+// calling goroutine to its thread and makes the context current for the
+// duration of the call. That costs one extra driver call per operation but no
+// goroutine hand-off, which keeps launch overhead lowest; any goroutine may
+// use any handle.
 //
 // Hot paths (Stream.Launch, GraphExec.Launch) pass their arguments through
 // storage preallocated in the Stream and Args, so they allocate nothing.

@@ -40,9 +40,6 @@ type Library struct {
 	fn      [numFns]uintptr
 	sym     [numFns]string // the symbol each entry resolved to, for errors
 	closed  atomic.Bool
-	// threads records which context each OS thread has current in this
-	// library (each loaded library keeps its own per-thread state).
-	threads threadContexts
 }
 
 // Open loads the first driver that works, CUDA before HIP. An explicit path

@@ -77,19 +77,14 @@ func (s *Stream) Done() (bool, error) {
 }
 
 // hot runs a preallocated-argument call on the stream: no allocation unless
-// it fails. It is release's context handling without the variadic call.
+// it fails.
 func (s *Stream) hot(id fnID) error {
 	c := s.ctx
 	runtime.LockOSThread()
-	tid, cached, r := c.enter()
+	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
 	var r2 int32
 	if r == 0 {
 		r2 = c.lib.callArgs(id, s.argv[:])
-		if r2 != 0 && cached && c.lib.spec.contextLost[r2] {
-			if r = c.setCurrent(tid); r == 0 {
-				r2 = c.lib.callArgs(id, s.argv[:])
-			}
-		}
 	}
 	runtime.UnlockOSThread()
 	if r != 0 {

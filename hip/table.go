@@ -102,10 +102,6 @@ type vendorSpec struct {
 	names   map[int32]string
 	classes map[int32]error
 	faults  map[int32]bool
-	// contextLost lists the codes a call fails with when the thread's
-	// current context is missing or gone: the thread table's record was
-	// stale, so the call is retried after cuCtxSetCurrent.
-	contextLost map[int32]bool
 	// errorName asks the loaded driver for a code's name: the two drivers
 	// return it differently (out-parameter vs return value).
 	errorName func(l *Library, code int32) (string, bool)

@@ -82,7 +82,7 @@ var hipSpec = &vendorSpec{
 		101: "hipErrorInvalidDevice", 200: "hipErrorInvalidImage", 201: "hipErrorInvalidContext",
 		209: "hipErrorNoBinaryForGpu", 218: "hipErrorInvalidKernelFile", 400: "hipErrorInvalidHandle",
 		500: "hipErrorNotFound", 600: "hipErrorNotReady", 700: "hipErrorIllegalAddress",
-		701: "hipErrorLaunchOutOfResources", 702: "hipErrorLaunchTimeOut", 709: "hipErrorContextIsDestroyed", 710: "hipErrorAssert",
+		701: "hipErrorLaunchOutOfResources", 702: "hipErrorLaunchTimeOut", 710: "hipErrorAssert",
 		719: "hipErrorLaunchFailure", 801: "hipErrorNotSupported", 999: "hipErrorUnknown",
 	},
 	classes: map[int32]error{
@@ -91,8 +91,7 @@ var hipSpec = &vendorSpec{
 		218: ErrInvalidImage, 400: ErrInvalidHandle, 500: ErrNotFound, 600: ErrNotReady,
 		701: ErrLaunchOutOfResources, 801: ErrNotSupported,
 	},
-	faults:      map[int32]bool{53: true, 700: true, 702: true, 710: true, 719: true},
-	contextLost: map[int32]bool{201: true, 709: true}, // hipErrorInvalidContext, hipErrorContextIsDestroyed
+	faults: map[int32]bool{53: true, 700: true, 702: true, 710: true, 719: true},
 	errorName: func(l *Library, code int32) (string, bool) {
 		p := l.raw(fnGetErrorName, uintptr(code))
 		if p == 0 {

@@ -15,17 +15,7 @@
  * RTLD_GLOBAL in one test binary, and an exported helper would resolve to the
  * first copy's, reading that copy's thread state. */
 static __thread uintptr_t current;
-/* sets counts cuCtxSetCurrent calls, so tests can see the package skip
- * redundant ones; FAKE_SET_RC makes the call fail, leaving nothing current. */
-static long sets;
-int cuCtxSetCurrent(uintptr_t ctx) {
-	__atomic_add_fetch(&sets, 1, __ATOMIC_RELAXED);
-	const char *rc = getenv("FAKE_SET_RC");
-	if (rc && atoi(rc) != 0) { current = 0; return atoi(rc); }
-	current = ctx;
-	return 0;
-}
-long fake_set_count(void) { return __atomic_load_n(&sets, __ATOMIC_RELAXED); }
+int cuCtxSetCurrent(uintptr_t ctx) { current = ctx; return 0; }
 void fake_clear_current(void) { current = 0; }
 /* fake_stub is the body of every generated context-bound stub: no current
  * context is 201; otherwise FAKE_RC_<name> (default 0) lets a test inject a
