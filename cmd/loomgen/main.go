@@ -183,6 +183,9 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		fmt.Fprintf(stdout, "created %s\n", displayPath(f))
 	}
+	// The bindings import the runtime, whose dependencies the module may not
+	// list yet; say so rather than let the first build fail on go.sum.
+	fmt.Fprintln(stdout, "next: go mod tidy && go generate ./... && go test ./...")
 	return exitOK
 }
 
