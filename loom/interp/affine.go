@@ -34,6 +34,22 @@ type regMeta struct {
 	// set where every use of the value reads the range (scf.if), which
 	// materializes it when it cannot.
 	lazy bool
+	// unwritten: an affine register whose lanes [alo, ahi) were not
+	// written (slot.lazyAff); writeAffine writes them.
+	unwritten bool
+}
+
+// writeAffine writes the lanes of an affine register left unwritten.
+func (fr *frame) writeAffine(s *slot) {
+	m := &fr.meta[s.idx]
+	if !m.unwritten {
+		return
+	}
+	R := fr.I[s.idx][m.alo:m.ahi]
+	for i := range R {
+		R[i] = m.a0 + int64(m.alo+i)
+	}
+	m.unwritten = false
 }
 
 // affine reports whether varying register s holds a0+lane on every lane of
@@ -72,17 +88,24 @@ func affineMadd(op *loom.Op, r, a, b, c *slot, general instr, tg target) instr {
 // uniform amount computed by u; a v that is not affine at run time takes
 // the general path.
 func affineOffset(op *loom.Op, r, v *slot, u func(fr *frame) int64, general instr, tg target) instr {
-	r.aff = true
+	r.aff, r.affOff = true, true
 	lim := tg.indexMax
 	bits := tg.indexBits
 	return func(fr *frame) error {
 		a0, ok := fr.affine(v)
 		if !ok {
-			fr.meta[r.idx].aff = false
+			fr.meta[r.idx].aff, fr.meta[r.idx].unwritten = false, false
 			return general(fr)
 		}
 		base := a0 + u(fr)
 		lo, hi := fr.lo, fr.hi
+		if r.lazyAff && lo < hi && base+int64(lo) >= tg.indexMin && base+int64(hi-1) <= lim {
+			// Every value fits; the one consumer reads the meta.
+			m := &fr.meta[r.idx]
+			m.aff, m.alo, m.ahi, m.a0, m.unwritten = true, lo, hi, base, true
+			return nil
+		}
+		fr.meta[r.idx].unwritten = false
 		R := fr.I[r.idx][lo:hi]
 		for i := range R {
 			R[i] = base + int64(lo+i)

@@ -312,7 +312,7 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 					four = append(four, in)
 				}
 			}
-			if f := c.fuse(b, r.Ops[i:i+4], four); f != nil && len(four) == 4 {
+			if f := c.fuse(b, r.Ops[i:i+4], four); f != nil {
 				code = append(code, f)
 			} else {
 				code = append(code, four...)

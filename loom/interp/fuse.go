@@ -128,6 +128,9 @@ func (c *compiler) fuseCandidate(ops []*loom.Op, i int) bool {
 // fuse builds the fused instruction over the four compiled ops code, or
 // returns nil when the slots do not have the f32 rank-1 shape.
 func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
+	if len(code) != 4 {
+		return nil
+	}
 	la, lb, ar, st := ops[0], ops[1], ops[2], ops[3]
 	look := func(o *loom.Operand) *slot { return b.sc.lookup(o.Name) }
 	va, ia, vb, ib, vs, is := look(la.Operands[0]), look(la.Operands[1]), look(lb.Operands[0]), look(lb.Operands[1]), look(st.Operands[1]), look(st.Operands[2])
@@ -156,6 +159,14 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 	case "scalar.divf":
 		op = '/'
 	}
+	var lazy []*slot
+	uses := c.uses[la]
+	for k, x := range []*slot{ia, ib, is} {
+		if o := []*loom.Operand{la.Operands[1], lb.Operands[1], st.Operands[2]}[k]; x.affOff && uses[o.Name] == 1 {
+			x.lazyAff = true
+			lazy = append(lazy, x)
+		}
+	}
 	return func(fr *frame) error {
 		if fr.lo < fr.hi && fr.dense() {
 			ba, ok := contiguous(fr, &fr.V[va.idx][0], ia)
@@ -175,6 +186,9 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 					}
 				}
 			}
+		}
+		for _, x := range lazy {
+			fr.writeAffine(x)
 		}
 		for _, in := range code {
 			if err := in(fr); err != nil {

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,11 @@ func TestFusedOps(t *testing.T) {
 					}
 					if fused != 0 {
 						t.Fatalf("%s n=%d shift=%d: %d fused steps ran before the bounds error", export, n, shift, fused)
+					}
+					// The store index register was left unwritten by its
+					// producer (lazyAff): the fallback must write it.
+					if !strings.Contains(re.Msg, "index [-1] ") {
+						t.Fatalf("%s n=%d shift=%d: error %q does not name index [-1]", export, n, shift, re.Msg)
 					}
 					continue
 				}
