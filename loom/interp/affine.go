@@ -157,7 +157,9 @@ func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
 		} else if d > rhi {
 			rhi = min(d, int64(hi))
 		}
-		*m = regMeta{rng: true, dlo: lo, dhi: hi, rlo: int(rlo), rhi: int(rhi), lazy: lazy}
+		// Field by field: a whole-struct store is a block copy here.
+		m.aff, m.unwritten = false, false
+		m.rng, m.dlo, m.dhi, m.rlo, m.rhi, m.lazy = true, lo, hi, int(rlo), int(rhi), lazy
 		if !lazy {
 			materialize(fr.I[r.idx], m, lo, hi)
 		}
