@@ -320,6 +320,25 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 			i += 3
 			continue
 		}
+		if c.guardCandidate(r.Ops, i) {
+			var two []instr
+			for j := i; j < i+2; j++ {
+				in, err := c.op(b, r.Ops[j], j == len(r.Ops)-1)
+				if err != nil {
+					return nil, err
+				}
+				if in != nil {
+					two = append(two, in)
+				}
+			}
+			if f := c.guard(b, r.Ops[i:i+2], two); f != nil {
+				code = append(code, f)
+			} else {
+				code = append(code, two...)
+			}
+			i++
+			continue
+		}
 		op := r.Ops[i]
 		in, err := c.op(b, op, i == len(r.Ops)-1)
 		if err != nil {

@@ -232,3 +232,110 @@ func binBlock32(op byte, R, A, B []float32) {
 		}
 	}
 }
+
+// Fused guarded copy. Loading a tile into workgroup memory under a bounds
+// guard is
+//
+//	%x = scf.if %ok -> (f32) { %v = view.load %in[%i] ; scf.yield %v }
+//	     else { scf.yield %c }
+//	view.store %x, %tile[%k]
+//
+// With %ok a lane range (affineCmp) and both accesses contiguous, this is
+// a block copy of the then lanes and a fill of the else lanes, in f32,
+// without widening into the if's result register. Otherwise the two
+// compiled ops run as they are.
+
+// guardCandidate reports whether ops[i:i+2] has that shape syntactically.
+func (c *compiler) guardCandidate(ops []*loom.Op, i int) bool {
+	if i+2 > len(ops) {
+		return false
+	}
+	ifo, st := ops[i], ops[i+1]
+	if ifo.Name != "scf.if" || len(ifo.Results) != 1 || len(ifo.Regions) != 2 || len(ifo.Operands) != 1 || ifo.Operands[0].Lit != nil {
+		return false
+	}
+	th, el := ifo.Regions[0].Ops, ifo.Regions[1].Ops
+	if len(th) != 2 || len(el) != 1 || th[0].Name != "view.load" || th[1].Name != "scf.yield" || el[0].Name != "scf.yield" {
+		return false
+	}
+	ld := th[0]
+	if len(ld.Results) != 1 || len(ld.Operands) != 2 || len(th[1].Operands) != 1 || len(el[0].Operands) != 1 {
+		return false
+	}
+	v := ld.Results[0].Name
+	if th[1].Operands[0].Lit != nil || th[1].Operands[0].Name != v || el[0].Operands[0].Lit != nil {
+		return false
+	}
+	if st.Name != "view.store" || len(st.Operands) != 3 || st.Operands[0].Lit != nil || st.Operands[0].Name != ifo.Results[0].Name {
+		return false
+	}
+	for _, o := range []*loom.Operand{ld.Operands[0], ld.Operands[1], st.Operands[1], st.Operands[2]} {
+		if o.Lit != nil {
+			return false
+		}
+	}
+	n := c.uses[ifo]
+	return n != nil && n[v] == 1 && n[ifo.Results[0].Name] == 1
+}
+
+// guard builds the fused guarded copy over the two compiled ops, or nil.
+func (c *compiler) guard(b *block, ops []*loom.Op, code []instr) instr {
+	if len(code) != 2 {
+		return nil
+	}
+	ifo, st := ops[0], ops[1]
+	ld, ey := ifo.Regions[0].Ops[0], ifo.Regions[1].Ops[0]
+	look := func(o *loom.Operand) *slot { return b.sc.lookup(o.Name) }
+	cond, vi, ii, vs, is, e, x := look(ifo.Operands[0]), look(ld.Operands[0]), look(ld.Operands[1]), look(st.Operands[1]), look(st.Operands[2]), look(ey.Operands[0]), look(st.Operands[0])
+	for _, v := range []*slot{vi, vs} {
+		if v == nil || v.kind != kView || !v.uni || v.typ.Kind != loom.TypeView || len(v.typ.Dims) != 1 || v.typ.Elem == nil || v.typ.Elem.Name != "f32" {
+			return nil
+		}
+	}
+	for _, s := range []*slot{cond, ii, is} {
+		if s == nil || s.kind != kInt || s.uni || s.comps != 1 {
+			return nil
+		}
+	}
+	if e == nil || e.kind != kFloat || !e.uni || e.comps != 1 || e.typ.Name != "f32" || x == nil || x.kind != kFloat || x.typ.Name != "f32" || x.comps != 1 {
+		return nil
+	}
+	return func(fr *frame) error {
+		if fr.lo < fr.hi && fr.dense() {
+			if a, bnd, ok := fr.rangeMask(cond); ok {
+				clo, chi, n := fr.lo, fr.hi, fr.nact
+				dst, ok := contiguous(fr, &fr.V[vs.idx][0], is)
+				var src []byte
+				if ok && a < bnd {
+					fr.lo, fr.hi, fr.nact = a, bnd, bnd-a
+					src, ok = contiguous(fr, &fr.V[vi.idx][0], ii)
+					fr.lo, fr.hi, fr.nact = clo, chi, n
+				}
+				if ok && (src == nil || inPlace(dst[4*(a-clo):4*(bnd-clo)], src)) {
+					fd, okd := asF32(dst)
+					fs, oks := asF32(src)
+					if okd && (oks || src == nil) {
+						if countFused {
+							fusedRuns.Add(1)
+						}
+						c := float32(fr.F[e.idx][0])
+						for i := range fd[:a-clo] {
+							fd[i] = c
+						}
+						copy(fd[a-clo:bnd-clo], fs)
+						for i := range fd[bnd-clo:] {
+							fd[bnd-clo+i] = c
+						}
+						return nil
+					}
+				}
+			}
+		}
+		for _, in := range code {
+			if err := in(fr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -102,8 +103,8 @@ func TestFusedTree(t *testing.T) {
 		part := make([]byte, 4*groups)
 		before := fusedRuns.Load()
 		r.run(wl(int64(n)), idx(int64(n)), buf(f32bytes(x)), buf(part))
-		if got := fusedRuns.Load() - before; got != int64(8*groups) {
-			t.Fatalf("n=%d: %d fused steps, want %d", n, got, 8*groups)
+		if got := fusedRuns.Load() - before; got != int64(9*groups) {
+			t.Fatalf("n=%d: %d fused steps, want %d", n, got, 9*groups)
 		}
 		want := make([]float32, groups)
 		for g := range want {
@@ -123,3 +124,50 @@ func TestFusedTree(t *testing.T) {
 		exactF32(t, "partial", bytesF32(part), want)
 	}
 }
+
+// TestGuardedCopy runs the guarded tile-load shape against a Go reference:
+// a lane-range guard (fused block copy and fill), the same guard written
+// so that it is no lane range (op by op), and a load past the end, whose
+// error must name the lane's work-item and index either way.
+func TestGuardedCopy(t *testing.T) {
+	m := ownKernel(t, "fused_ops.loom")
+	countFused = true
+	defer func() { countFused = false }()
+	for _, export := range []string{"guarded_copy", "guarded_copy_flip"} {
+		for _, n := range []int{0, 1, 64, 100, 128} {
+			for _, shift := range []int{0, 1} {
+				p := 128
+				r := compileRun(t, m, export, Options{Workers: 1})
+				a := randF32(n, uint64(n+7))
+				c := make([]byte, 4*p)
+				before := fusedRuns.Load()
+				err := r.k.Run(r.launch(int64(p)), []Arg{idx(int64(p)), idx(int64(n)), idx(int64(n)), idx(int64(shift)), buf(f32bytes(a)), buf(c)})
+				fused := fusedRuns.Load() - before
+				if shift == 1 && n > 0 {
+					// Lane n-1 loads a[n]: workgroup (n-1)/64, item (n-1)%64.
+					var re *RunError
+					if !errors.As(err, &re) || !errors.Is(err, ErrOutOfBounds) || !re.HasItem || re.Workgroup[0] != (n-1)/64 || re.Workitem[0] != (n-1)%64 || !strings.Contains(re.Msg, "index ["+itoa(n)+"]") {
+						t.Fatalf("%s n=%d shift=1: err = %v, want out of bounds at index [%d], workgroup %d item %d", export, n, err, n, (n-1)/64, (n-1)%64)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s n=%d shift=%d: %v", export, n, shift, err)
+				}
+				want := make([]float32, p)
+				for i := range want {
+					want[i] = -1.5
+					if i < n {
+						want[i] = a[i+shift]
+					}
+				}
+				exactF32(t, export, bytesF32(c), want)
+				if flip := export == "guarded_copy_flip"; flip != (fused == 0) {
+					t.Fatalf("%s n=%d: %d fused copies", export, n, fused)
+				}
+			}
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
