@@ -34,3 +34,21 @@ func narrowF64AVX(out []float32, in []float64)
 //
 //go:noescape
 func roundF32AVX(R []float64)
+
+// addF32AVX, subF32AVX, mulF32AVX and divF32AVX set R[i] = A[i] op B[i]
+// for the first len(R)&^7 elements (A and B at least as long; R may be A
+// or B exactly, or disjoint from both). IEEE single-precision operations
+// round exactly as Go's float32 arithmetic. Only call them when hasFMA is
+// set (AVX).
+//
+//go:noescape
+func addF32AVX(R, A, B []float32)
+
+//go:noescape
+func subF32AVX(R, A, B []float32)
+
+//go:noescape
+func mulF32AVX(R, A, B []float32)
+
+//go:noescape
+func divF32AVX(R, A, B []float32)

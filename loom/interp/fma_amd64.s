@@ -104,3 +104,33 @@ rloop:
 rdone:
 	VZEROUPPER
 	RET
+
+// BINF32 defines func name(R, A, B []float32): R[i] = A[i] op B[i] for the
+// first len(R)&^7 elements, eight lanes at a time (A is the first source,
+// so NaN operands propagate as in scalar SSE code).
+#define BINF32(name, op) \
+TEXT name(SB), NOSPLIT, $0-72 \
+	MOVQ R_base+0(FP), DI \
+	MOVQ R_len+8(FP), CX \
+	MOVQ A_base+24(FP), SI \
+	MOVQ B_base+48(FP), DX \
+	SHRQ $3, CX \
+	JZ   2(PC) \
+	JMP  3(PC) \
+	VZEROUPPER \
+	RET \
+	VMOVUPS (SI), Y1 \
+	op      (DX), Y1, Y0 \
+	VMOVUPS Y0, (DI) \
+	ADDQ    $32, SI \
+	ADDQ    $32, DX \
+	ADDQ    $32, DI \
+	DECQ    CX \
+	JNZ     -7(PC) \
+	VZEROUPPER \
+	RET
+
+BINF32(·addF32AVX, VADDPS)
+BINF32(·subF32AVX, VSUBPS)
+BINF32(·mulF32AVX, VMULPS)
+BINF32(·divF32AVX, VDIVPS)

@@ -13,3 +13,11 @@ func widenF32AVX(out []float64, in []float32) { panic("interp: no vector convers
 func narrowF64AVX(out []float32, in []float64) { panic("interp: no vector conversion") }
 
 func roundF32AVX(R []float64) { panic("interp: no vector conversion") }
+
+func addF32AVX(R, A, B []float32) { panic("interp: no vector arithmetic") }
+
+func subF32AVX(R, A, B []float32) { panic("interp: no vector arithmetic") }
+
+func mulF32AVX(R, A, B []float32) { panic("interp: no vector arithmetic") }
+
+func divF32AVX(R, A, B []float32) { panic("interp: no vector arithmetic") }

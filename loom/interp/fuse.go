@@ -213,6 +213,20 @@ func inPlace(dst, src []byte) bool {
 // the float64 operation rounded to f32 does (53 >= 2*24+2 bits).
 func binBlock32(op byte, R, A, B []float32) {
 	A, B = A[:len(R)], B[:len(R)]
+	if hasFMA && len(R) >= 8 {
+		n := len(R) &^ 7
+		switch op {
+		case '+':
+			addF32AVX(R[:n], A[:n], B[:n])
+		case '-':
+			subF32AVX(R[:n], A[:n], B[:n])
+		case '*':
+			mulF32AVX(R[:n], A[:n], B[:n])
+		case '/':
+			divF32AVX(R[:n], A[:n], B[:n])
+		}
+		R, A, B = R[n:], A[n:], B[n:]
+	}
 	switch op {
 	case '+':
 		for i := range R {

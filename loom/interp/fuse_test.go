@@ -171,3 +171,36 @@ func TestGuardedCopy(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestBinBlock32 compares the block loop (vector and portable) with Go's
+// float32 arithmetic on random bits, in place and out of place, with tails.
+func TestBinBlock32(t *testing.T) {
+	h := hasFMA
+	defer func() { hasFMA = h }()
+	for _, vec := range []bool{false, true} {
+		hasFMA = vec && h
+		for _, op := range []byte{'+', '-', '*', '/'} {
+			for _, n := range []int{0, 1, 7, 8, 9, 31, 64, 100} {
+				a, b := randF32(n, uint64(n)+uint64(op)), randF32(n, uint64(n)*3+1)
+				want := make([]float32, n)
+				for i := range want {
+					switch op {
+					case '+':
+						want[i] = a[i] + b[i]
+					case '-':
+						want[i] = a[i] - b[i]
+					case '*':
+						want[i] = a[i] * b[i]
+					case '/':
+						want[i] = a[i] / b[i]
+					}
+				}
+				r := make([]float32, n)
+				binBlock32(op, r, a, b)
+				exactF32(t, "out of place "+string(op), r, want)
+				binBlock32(op, a, a, b)
+				exactF32(t, "in place "+string(op), a, want)
+			}
+		}
+	}
+}
