@@ -35,7 +35,8 @@ type regMeta struct {
 	// materializes it when it cannot.
 	lazy bool
 	// unwritten: an affine register whose lanes [alo, ahi) were not
-	// written (slot.lazyAff); writeAffine writes them.
+	// written (slot.lazyAff); writeAffine writes them. Consumers of a
+	// lazyAff register call it before reading lanes.
 	unwritten bool
 }
 
@@ -88,13 +89,14 @@ func affineMadd(op *loom.Op, r, a, b, c *slot, general instr, tg target) instr {
 // uniform amount computed by u; a v that is not affine at run time takes
 // the general path.
 func affineOffset(op *loom.Op, r, v *slot, u func(fr *frame) int64, general instr, tg target) instr {
-	r.aff, r.affOff = true, true
+	r.aff = true
 	lim := tg.indexMax
 	bits := tg.indexBits
 	return func(fr *frame) error {
 		a0, ok := fr.affine(v)
 		if !ok {
 			fr.meta[r.idx].aff, fr.meta[r.idx].unwritten = false, false
+			fr.writeAffine(v)
 			return general(fr)
 		}
 		base := a0 + u(fr)
@@ -144,6 +146,7 @@ func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
 		if !ok || lo >= hi || a0+int64(lo) < 0 || (pred == "ult" && y < 0) {
 			// Unsigned order of negative values: no range shortcut.
 			m.rng, m.lazy = false, false
+			fr.writeAffine(a)
 			return general(fr)
 		}
 		// a0+l < y  ⇔  l < y-a0, values nonnegative and rising;

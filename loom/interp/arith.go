@@ -99,6 +99,7 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 			if fast := fastCmpI(op.Pred, nb, r, a, ops[1]); fast != nil {
 				if t.Kind == loom.TypeIndex && nb < 64 && !a.uni && ops[1].uni && a.comps == 1 {
 					if ac := affineCmp(op.Pred, r, a, ops[1], fast, len(op.Results) == 1 && c.condOnly[op.Results[0].Name]); ac != nil {
+						c.metaUse(a, op, 0)
 						return ac, nil
 					}
 				}

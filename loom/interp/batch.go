@@ -81,14 +81,19 @@ func batchedDispatchID(op *loom.Op, r *slot, ax int) instr {
 		grp := fr.grp
 		if r.aff {
 			m := &fr.meta[r.idx]
-			m.aff = false
+			m.aff, m.unwritten = false, false
 			wx := l.Workgroups[0]
 			if grp == l.WorkgroupSize[0] && fr.wgLin%wx+fr.L/grp <= wx {
 				a0 := int64(fr.wgLin%wx) * sz
+				m.aff, m.alo, m.ahi, m.a0 = true, 0, fr.L, a0
+				if r.lazyAff {
+					// Every use reads the meta (lazy.go).
+					m.unwritten = true
+					return nil
+				}
 				for i := range out {
 					out[i] = a0 + int64(i)
 				}
-				m.aff, m.alo, m.ahi, m.a0 = true, 0, fr.L, a0
 				return nil
 			}
 		}

@@ -21,6 +21,9 @@ type compiler struct {
 	// uses counts the operand uses of each SSA name per top-level op,
 	// keyed by every op inside it (fuse.go).
 	uses map[*loom.Op]map[string]int
+	// metaRegs and lazyCands feed markLazy (lazy.go).
+	metaRegs  []metaReg
+	lazyCands []lazyCand
 }
 
 // scope maps SSA names to slots; regions nest scopes, each inlined call
@@ -94,16 +97,19 @@ func newCompiler(k *Kernel, mods []*loom.Module, opts Options) (*compiler, error
 // compiled again with different uniformity assumptions.
 type state struct {
 	nslots, nI, nF, nV, nalloca int
+	nmeta, ncand                int
 }
 
 func (c *compiler) save() state {
 	k := c.k
-	return state{len(k.slots), k.nI, k.nF, k.nV, len(k.allocas)}
+	return state{len(k.slots), k.nI, k.nF, k.nV, len(k.allocas), len(c.metaRegs), len(c.lazyCands)}
 }
 
 func (c *compiler) restore(s state) {
 	k := c.k
 	k.slots, k.nI, k.nF, k.nV, k.allocas = k.slots[:s.nslots], s.nI, s.nF, s.nV, k.allocas[:s.nalloca]
+	// Uses recorded by a discarded compile of a region must not count.
+	c.metaRegs, c.lazyCands = c.metaRegs[:s.nmeta], c.lazyCands[:s.ncand]
 }
 
 // newSlot allocates a register for a value of type t.
@@ -291,6 +297,7 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 	if err != nil {
 		return err
 	}
+	c.markLazy()
 	c.k.code = code
 	return nil
 }

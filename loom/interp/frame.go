@@ -32,11 +32,10 @@ type slot struct {
 	// aff marks an int register whose producer records lane facts in the
 	// frame's meta (see affine.go).
 	aff bool
-	// affOff marks an index register made by affineOffset; lazyAff, set
-	// by fuse when its only use is an access of a fused step (which reads
-	// only the meta, and writes the lanes before falling back), lets the
-	// producer skip writing lanes.
-	affOff, lazyAff bool
+	// lazyAff (lazy.go): every use of this affine register reads its
+	// meta and writes its lanes before reading them, so its producer may
+	// leave them unwritten.
+	lazyAff bool
 }
 
 // instr is one compiled operation, executed for all active lanes.

@@ -159,14 +159,6 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 	case "scalar.divf":
 		op = '/'
 	}
-	var lazy []*slot
-	uses := c.uses[la]
-	for k, x := range []*slot{ia, ib, is} {
-		if o := []*loom.Operand{la.Operands[1], lb.Operands[1], st.Operands[2]}[k]; x.affOff && uses[o.Name] == 1 {
-			x.lazyAff = true
-			lazy = append(lazy, x)
-		}
-	}
 	return func(fr *frame) error {
 		if fr.lo < fr.hi && fr.dense() {
 			ba, ok := contiguous(fr, &fr.V[va.idx][0], ia)
@@ -187,9 +179,8 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 				}
 			}
 		}
-		for _, x := range lazy {
-			fr.writeAffine(x)
-		}
+		// The compiled loads and store write any index lanes left
+		// unwritten (lazy.go) before reading them.
 		for _, in := range code {
 			if err := in(fr); err != nil {
 				return err

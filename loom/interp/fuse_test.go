@@ -204,3 +204,39 @@ func TestBinBlock32(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyLanes checks which affine registers are left unwritten: those
+// whose every use reads only their affine facts (the tree's work-item id,
+// dispatch id and tid+stride; the guarded copy's dispatch id and load
+// index), and not a dispatch id that is also an ordinary comparison's
+// second operand. The results of these kernels are checked against Go in
+// TestFusedTree and TestGuardedCopy, their error messages (which need the
+// lanes written on the fallback paths) in TestGuardedCopy, TestFusedOps and
+// TestAffineAccessErrors.
+func TestLazyLanes(t *testing.T) {
+	own := ownKernel(t, "fused_ops.loom")
+	for _, tc := range []struct {
+		name   string
+		export string
+		want   int
+	}{
+		{"reduce_sum_workgroup.loom", "reduce_sum_f32", 3},
+		{"", "guarded_copy", 2},
+		{"", "guarded_copy_flip", 1},
+	} {
+		m := own
+		if tc.name != "" {
+			m = corpus(t, tc.name)
+		}
+		r := compileRun(t, m, tc.export, Options{Workers: 1})
+		n := 0
+		for _, s := range r.k.slots {
+			if s.lazyAff {
+				n++
+			}
+		}
+		if n != tc.want {
+			t.Errorf("%s: %d lazy registers, want %d", tc.export, n, tc.want)
+		}
+	}
+}

@@ -65,6 +65,8 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 		in := terI(op, r, ops[0], ops[1], ops[2], func(x, y, z int64) int64 { return x*y + z }, c.postFor(r.typ))
 		if r.typ.Kind == loom.TypeIndex && c.intBits(r.typ) < 64 && !r.uni && ops[0].uni && ops[1].uni {
 			in = affineMadd(op, r, ops[0], ops[1], ops[2], in, c.k.tgt)
+			c.metaUse(ops[2], op, 2)
+			c.lazyCandidate(r, op)
 		}
 		return in, nil
 	}
@@ -124,6 +126,12 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 	in, err := c.fold2(op, r, ops[0], ops[1], fn, pre, post)
 	if err == nil && in != nil && rest == "add" && r.typ.Kind == loom.TypeIndex && nb < 64 && !r.uni && (ops[0].uni != ops[1].uni) {
 		in = affineAdd(op, r, ops[0], ops[1], in, c.k.tgt)
+		if ops[0].uni {
+			c.metaUse(ops[1], op, 1)
+		} else {
+			c.metaUse(ops[0], op, 0)
+		}
+		c.lazyCandidate(r, op)
 	}
 	return in, err
 }

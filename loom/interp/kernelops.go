@@ -57,7 +57,11 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		dispatch := rest == "workitem.dispatch.id"
 		if c.k.batched {
 			if dispatch {
-				return batchedDispatchID(op, r, ax), nil
+				in := batchedDispatchID(op, r, ax)
+				if r.aff {
+					c.lazyCandidate(r, op)
+				}
+				return in, nil
 			}
 			return func(fr *frame) error {
 				copy(fr.I[r.idx], fr.r.lid[ax])
@@ -65,6 +69,9 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			}, nil
 		}
 		r.aff = ax == 0
+		if r.aff {
+			c.lazyCandidate(r, op)
+		}
 		return func(fr *frame) error {
 			out := fr.I[r.idx]
 			lid := fr.r.lid[ax]
@@ -74,6 +81,11 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 				m.aff, m.alo, m.ahi, m.a0 = fr.L == fr.r.launch.WorkgroupSize[0], 0, fr.L, 0
 				if dispatch {
 					m.a0 = fr.wg[0] * int64(fr.L)
+				}
+				// Every lane's value fits the carrier when the last does.
+				m.unwritten = r.lazyAff && m.aff && m.a0+int64(fr.L)-1 <= fr.k.tgt.indexMax
+				if m.unwritten {
+					return nil
 				}
 			}
 			if !dispatch {

@@ -500,6 +500,7 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 			return nil, compileErr(op.Pos, ErrInvalid, "%s: result type %s does not match the view element %s", name, r.typ, a.v.typ.Elem)
 		}
 		if fast := fastLoad(a, r); fast != nil && !atomic {
+			c.metaUse(a.idx[0], op, 1)
 			return fast, nil
 		}
 		return func(fr *frame) error {
@@ -542,6 +543,7 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		return nil, compileErr(op.Pos, ErrInvalid, "%s: value type %s does not match the view element %s", name, x.typ, a.v.typ.Elem)
 	}
 	if fast := fastStore(a, x); fast != nil && !atomic {
+		c.metaUse(a.idx[0], op, 2)
 		return fast, nil
 	}
 	once := a.uni() && x.uni && !atomic
@@ -601,6 +603,7 @@ func fastLoad(a *access, r *slot) instr {
 			decodeF32(fr.F[r.idx][fr.lo:fr.hi], blk)
 			return nil
 		}
+		fr.writeAffine(a.idx[0])
 		if !v.fits(4) {
 			if err := slow(fr); err != nil {
 				return err
@@ -658,6 +661,7 @@ func fastStore(a *access, x *slot) instr {
 			encodeF32(blk, fr.F[x.idx][fr.lo:fr.hi])
 			return nil
 		}
+		fr.writeAffine(a.idx[0])
 		if !v.fits(4) {
 			if err := slow(fr); err != nil {
 				return err
