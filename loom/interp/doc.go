@@ -21,7 +21,12 @@
 // turns into a mask without looking at lanes (affine.go). A kernel without
 // barriers, collectives, subgroup ids or workgroup memory also has a
 // batched form that runs several workgroups as one batch of lanes, which
-// amortizes each instruction's dispatch (batch.go).
+// amortizes each instruction's dispatch (batch.go). An affine register
+// whose every use reads only those facts is not written at all unless a
+// consumer falls back to its lanes (lazy.go). Adjacent f32 ops with
+// single-use intermediates — load, load, arithmetic, store; a guarded load
+// stored to memory — run as one block loop when their accesses are
+// contiguous, and op by op otherwise (fuse.go).
 //
 // Run spreads the workgroups of a launch over a bounded pool of goroutines.
 // Every load, store and atomic is checked against its view's extents and the
