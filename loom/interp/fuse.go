@@ -200,6 +200,11 @@ func inPlace(dst, src []byte) bool {
 	return d == s || d+n <= s || s+uintptr(len(src)) <= d
 }
 
+// sameStart reports whether two blocks start at the same byte.
+func sameStart(x, y []byte) bool {
+	return len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+}
+
 // binBlock32 is R = A op B in float32 arithmetic, which rounds exactly as
 // the float64 operation rounded to f32 does (53 >= 2*24+2 bits).
 func binBlock32(op byte, R, A, B []float32) {
@@ -316,7 +321,9 @@ func (c *compiler) guard(b *block, ops []*loom.Op, code []instr) instr {
 					src, ok = contiguous(fr, &fr.V[vi.idx][0], ii)
 					fr.lo, fr.hi, fr.nact = clo, chi, n
 				}
-				if ok && (src == nil || inPlace(dst[4*(a-clo):4*(bnd-clo)], src)) {
+				// The fills must not clobber src before it is copied: src
+				// is the then part of dst itself, or apart from all of dst.
+				if ok && (src == nil || sameStart(dst[4*(a-clo):], src) || inPlace(dst, src) && !sameStart(dst, src)) {
 					fd, okd := asF32(dst)
 					fs, oks := asF32(src)
 					if okd && (oks || src == nil) {

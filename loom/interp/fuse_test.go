@@ -240,3 +240,51 @@ func TestLazyLanes(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardedCopyAliased binds one buffer as both source and destination
+// of the guarded copy: in place (fused), and shifted by one (the copy
+// overlaps the fill, so the ops run one by one: every lane of a workgroup
+// loads before any stores). Workgroups touch disjoint elements.
+func TestGuardedCopyAliased(t *testing.T) {
+	m := ownKernel(t, "fused_ops.loom")
+	countFused = true
+	defer func() { countFused = false }()
+	for _, shift := range []int{0, 1} {
+		for _, n := range []int{0, 10, 63, 100, 127} {
+			p := 128
+			r := compileRun(t, m, "guarded_copy", Options{Workers: 1})
+			x := randF32(p, uint64(n+shift))
+			want := make([]float32, p)
+			for i := range want {
+				want[i] = -1.5
+				if i < n {
+					want[i] = x[i+shift]
+				}
+			}
+			xb := f32bytes(x)
+			before := fusedRuns.Load()
+			err := r.k.Run(r.launch(int64(p)), []Arg{idx(int64(p)), idx(int64(n)), idx(int64(p)), idx(int64(shift)), buf(xb), buf(xb)})
+			if err != nil {
+				t.Fatalf("shift=%d n=%d: %v", shift, n, err)
+			}
+			exactF32(t, "aliased copy", bytesF32(xb), want)
+			fused := fusedRuns.Load() - before
+			if shift == 0 && fused != 2 {
+				t.Fatalf("in place n=%d: %d fused copies, want 2", n, fused)
+			}
+			if shift == 1 {
+				// A group with then lanes reads across its own stores and
+				// must not fuse; one with only else lanes is a fill.
+				want := int64(0)
+				for g := 0; g < p/64; g++ {
+					if 64*g >= n {
+						want++
+					}
+				}
+				if fused != want {
+					t.Fatalf("shift=1 n=%d: %d fused copies, want %d", n, fused, want)
+				}
+			}
+		}
+	}
+}
