@@ -145,11 +145,6 @@ func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
 	return func(fr *frame) error {
 		var dims [maxRank]int64
 		out := fr.V[r.idx]
-		if uni {
-			// One view; the register may be wider (slots of several
-			// uniformities can share an index).
-			out = out[:1]
-		}
 		bv, ov := fr.V[buf.idx], fr.I[off.idx]
 		for l := range out {
 			if !uni && !fr.mask[l] {
