@@ -334,7 +334,19 @@ func condOnly(mods []*loom.Module) map[string]bool {
 				other[d.Value.Name] = true
 			}
 		}
+		if t.LayoutValue != nil {
+			other[t.LayoutValue.Name] = true
+		}
 		typ(t.Elem)
+	}
+	preds := func(ps []*loom.Pred) {
+		for _, p := range ps {
+			for _, a := range p.Args {
+				if a.Lit == nil {
+					other[a.Name] = true
+				}
+			}
+		}
 	}
 	var walk func(ops []*loom.Op)
 	walk = func(ops []*loom.Op) {
@@ -349,6 +361,16 @@ func condOnly(mods []*loom.Module) map[string]bool {
 					other[o.Name] = true
 				}
 			}
+			// Names read by predicates and lookup rows count as other uses:
+			// they are not operands but still read the value's lanes.
+			preds(op.Preds)
+			for _, c := range op.Cases {
+				for _, v := range c.Values {
+					if v.Lit == nil {
+						other[v.Name] = true
+					}
+				}
+			}
 			for _, t := range op.Types {
 				typ(t)
 			}
@@ -361,8 +383,13 @@ func condOnly(mods []*loom.Module) map[string]bool {
 		}
 	}
 	for _, m := range mods {
-		if m != nil {
-			walk(m.Ops)
+		if m == nil {
+			continue
+		}
+		walk(m.Ops)
+		for _, k := range m.Kernels {
+			preds(k.WorkloadWhere)
+			preds(k.LaunchWhere)
 		}
 	}
 	out := map[string]bool{}
