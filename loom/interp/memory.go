@@ -142,6 +142,9 @@ func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if uni {
+		return uniformView(op, t, ds, r, buf, off), nil
+	}
 	return func(fr *frame) error {
 		var dims [maxRank]int64
 		out := fr.V[r.idx]
@@ -170,6 +173,43 @@ func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
 		}
 		return nil
 	}, nil
+}
+
+// uniformView builds a buffer.view whose operands and dims are uniform: it
+// runs once per workgroup (or per loop step), so it writes the one result
+// view field by field rather than building a lane loop's temporaries, and a
+// shape known at compile time is laid out once here.
+func uniformView(op *loom.Op, t *loom.Type, ds []*slot, r, buf, off *slot) instr {
+	static := true
+	sizes := make([]int64, len(t.Dims))
+	for i, d := range t.Dims {
+		sizes[i] = d.Size
+		if ds[i] != nil || d.Size < 0 {
+			static = false
+		}
+	}
+	var shape view // rank, dims and strides of a static shape
+	shape.setDense(sizes)
+	return func(fr *frame) error {
+		src, o, out := &fr.V[buf.idx][0], fr.I[off.idx][0], &fr.V[r.idx][0]
+		mem, base, lim, root := src.mem, src.base+o, src.lim, src.root
+		if static {
+			out.rank, out.dims, out.strides = shape.rank, shape.dims, shape.strides
+		} else {
+			var dims [maxRank]int64
+			d := fr.dimsAt(t, ds, 0, dims[:0])
+			for k, n := range d {
+				if n < 0 {
+					return newTrap(op, -1, ErrOutOfBounds, "dimension %d of the view is negative (%d)", k, n)
+				}
+			}
+			// Dims past the rank stay zero, as in a freshly built view.
+			out.dims, out.strides = [maxRank]int64{}, [maxRank]int64{}
+			out.setDense(d)
+		}
+		out.mem, out.base, out.lim, out.root = mem, base, lim, root
+		return nil
+	}
 }
 
 func laneOr(uni bool, l int) int {
