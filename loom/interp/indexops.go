@@ -90,6 +90,9 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 			post = postI{}
 		}
 	}
+	if rest == "shrui" && r.uni && r.comps == 1 && nb < 64 && !(ops[0].cst && ops[1].cst) {
+		return uniformShrui(op, r, ops[0], ops[1], nb, pre), nil
+	}
 	if r.typ.Kind == loom.TypeOffset || nb >= 64 {
 		// Values live in int64: detect wrap of the 64-bit carrier directly.
 		unsigned := r.typ.Kind == loom.TypeOffset
@@ -164,4 +167,19 @@ func (c *compiler) fold2(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, p
 		}
 	}
 	return binI(op, r, a, b, f, pre, post), nil
+}
+
+// uniformShrui is binI's one-value path for a logical right shift (the
+// halving strides of tree reductions run it every step): the same count
+// check, message and wrap, without calling the check and the op through
+// function values.
+func uniformShrui(op *loom.Op, r, a, b *slot, nb int, pre *check) instr {
+	return func(fr *frame) error {
+		x, y := fr.I[a.idx][0], fr.I[b.idx][0]
+		if y < 0 || y >= int64(nb) {
+			return newTrap(op, -1, pre.class, "%s (operands %d, %d)", pre.what, x, y)
+		}
+		fr.I[r.idx][0] = wrapBits(int64(zext(x, nb)>>uint(y)), nb)
+		return nil
+	}
 }
