@@ -74,7 +74,7 @@ func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
 	if a.uni {
 		v, u = b, a
 	}
-	return affineOffset(op, r, v, func(fr *frame) int64 { return fr.I[u.idx][0] }, general, tg)
+	return affineOffset(op, r, v, u, nil, general, tg)
 }
 
 // affineMadd emits r = a*b + c for uniform index values a and b and a
@@ -82,13 +82,14 @@ func affineAdd(op *loom.Op, r, a, b *slot, general instr, tg target) instr {
 // values fit 32 bits, so a*b+c is exact in int64 and only the result is
 // checked against the carrier, as on the general path.
 func affineMadd(op *loom.Op, r, a, b, c *slot, general instr, tg target) instr {
-	return affineOffset(op, r, c, func(fr *frame) int64 { return fr.I[a.idx][0] * fr.I[b.idx][0] }, general, tg)
+	return affineOffset(op, r, c, a, b, general, tg)
 }
 
-// affineOffset emits r = v + u(fr) for a varying, possibly affine v and a
-// uniform amount computed by u; a v that is not affine at run time takes
-// the general path.
-func affineOffset(op *loom.Op, r, v *slot, u func(fr *frame) int64, general instr, tg target) instr {
+// affineOffset emits r = v + ua*ub (r = v + ua when ub is nil) for a
+// varying, possibly affine v and uniform ua, ub; a v that is not affine at
+// run time takes the general path. The amount is read in place rather than
+// through a function value: it runs every loop step.
+func affineOffset(op *loom.Op, r, v, ua, ub *slot, general instr, tg target) instr {
 	r.aff = true
 	lim := tg.indexMax
 	bits := tg.indexBits
@@ -99,7 +100,11 @@ func affineOffset(op *loom.Op, r, v *slot, u func(fr *frame) int64, general inst
 			fr.writeAffine(v)
 			return general(fr)
 		}
-		base := a0 + u(fr)
+		u := fr.I[ua.idx][0]
+		if ub != nil {
+			u *= fr.I[ub.idx][0]
+		}
+		base := a0 + u
 		lo, hi := fr.lo, fr.hi
 		if r.lazyAff && lo < hi && base+int64(lo) >= tg.indexMin && base+int64(hi-1) <= lim {
 			// Every value fits; the one consumer reads the meta.
