@@ -125,7 +125,6 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 	return func(fr *frame) error {
 		cur := fr.mask
 		m := fr.masks[depth]
-		cv := fr.I[cond.idx]
 		clo, chi, cn := fr.lo, fr.hi, fr.nact
 		if a, b, ok := fr.rangeMask(cond); ok {
 			// The then lanes are the interval [a, b) of the dense bound
@@ -176,6 +175,7 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 			}
 		}
 		fr.miv[depth].ok = false // written lane by lane below
+		cv := fr.I[cond.idx]
 		if cond.aff {
 			if md := &fr.meta[cond.idx]; md.lazy {
 				materialize(cv, md, md.dlo, md.dhi)

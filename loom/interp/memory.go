@@ -259,7 +259,13 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 			}
 			m = m[:n]
 			clear(m)
-			fr.V[r.idx][0] = view{mem: m, lim: n, root: rootWorkgroup}
+			// Field by field: a whole view literal would zero and copy
+			// its rank-sized arrays every workgroup.
+			out := &fr.V[r.idx][0]
+			if out.rank != 0 {
+				out.rank, out.dims, out.strides = 0, [maxRank]int64{}, [maxRank]int64{}
+			}
+			out.mem, out.base, out.lim, out.root = m, 0, n, rootWorkgroup
 			return nil
 		}, nil
 	case "private":
