@@ -24,6 +24,10 @@ type compiler struct {
 	// metaRegs and lazyCands feed markLazy (lazy.go).
 	metaRegs  []metaReg
 	lazyCands []lazyCand
+	// inv holds the group-invariant registers of the kernel body and
+	// hoist marks its top-level instructions computing them (hoist.go).
+	inv   map[*slot]bool
+	hoist []bool
 }
 
 // scope maps SSA names to slots; regions nest scopes, each inlined call
@@ -268,6 +272,7 @@ func allUni(ss ...*slot) bool {
 // compileKernel compiles the device body of kd.
 func (c *compiler) compileKernel(kd *loom.Kernel) error {
 	sc := newScope(nil)
+	c.inv, c.hoist = map[*slot]bool{}, nil
 	args := kd.Body.Args
 	if len(args) == 0 {
 		args = kd.Launch
@@ -279,6 +284,7 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 		}
 		sc.vals[a.Name] = s
 		c.k.params = append(c.k.params, s)
+		c.inv[s] = true
 	}
 	// View parameters' dynamic dims may name other parameters; Run builds
 	// those views once the scalars are bound.
@@ -299,6 +305,7 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 	}
 	c.markLazy()
 	c.k.code = code
+	c.k.splitHoisted(code, c.hoist)
 	return nil
 }
 
@@ -353,6 +360,12 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 		}
 		if in != nil {
 			code = append(code, in)
+			if b.top {
+				for len(c.hoist) < len(code)-1 {
+					c.hoist = append(c.hoist, false) // fused steps
+				}
+				c.hoist = append(c.hoist, c.invariantOp(b, op))
+			}
 		}
 	}
 	if b.depth+1 > c.k.maxDepth {

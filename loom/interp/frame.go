@@ -51,6 +51,9 @@ type frame struct {
 	meta []regMeta // per int register; read only for slots with aff set
 	F    [][]float64
 	V    [][]view
+	// hoisted: the kernel's group-invariant prologue ran on this frame
+	// for the current Run, so workgroups run only the body (hoist.go).
+	hoisted bool
 
 	// mask is the active mask of the code running now; nact its count.
 	mask []bool

@@ -51,10 +51,13 @@ type Kernel struct {
 	pdims [][]*slot
 	inits []constInit
 	code  []instr
-	slots []*slot
-	nI    int
-	nF    int
-	nV    int
+	// pre and body split code into the group-invariant prologue and the
+	// per-workgroup rest (hoist.go); body is nil when nothing is hoisted.
+	pre, body []instr
+	slots     []*slot
+	nI        int
+	nF        int
+	nV        int
 	// maxComps is the widest vector register, sizing broadcast scratch.
 	maxComps int
 	maxDepth int

@@ -221,6 +221,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 						fail(err)
 						return
 					}
+					k.prologue(fr)
 				}
 				err = k.runGroup(fr, nb*K+u-nb)
 			}
@@ -267,7 +268,11 @@ func (k *Kernel) runGroup(fr *frame, g int) (err error) {
 				Msg: fmt.Sprintf("executor fault: %v\n%s", p, debug.Stack()), Class: ErrInternal}
 		}
 	}()
-	e := runCode(fr, k.code)
+	code := k.code
+	if fr.hoisted {
+		code = k.body
+	}
+	e := runCode(fr, code)
 	if e == nil || e == errAllExited {
 		return nil
 	}
