@@ -159,12 +159,24 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 	case "scalar.divf":
 		op = '/'
 	}
+	// An in-place update (x[i] = x[i] op y[j]) stores to the block one
+	// of its loads already checked.
+	storeA, storeB := vs == va && is == ia, vs == vb && is == ib
 	return func(fr *frame) error {
 		if fr.lo < fr.hi && fr.dense() {
 			ba, ok := contiguous(fr, &fr.V[va.idx][0], ia)
 			if ok {
 				if bb, ok := contiguous(fr, &fr.V[vb.idx][0], ib); ok {
-					if bs, ok := contiguous(fr, &fr.V[vs.idx][0], is); ok && inPlace(bs, ba) && inPlace(bs, bb) {
+					var bs []byte
+					switch {
+					case storeA: // the same view and index: the same block
+						bs = ba
+					case storeB:
+						bs = bb
+					default:
+						bs, ok = contiguous(fr, &fr.V[vs.idx][0], is)
+					}
+					if ok && inPlace(bs, ba) && inPlace(bs, bb) {
 						fa, oka := asF32(ba)
 						fb, okb := asF32(bb)
 						fs, oks := asF32(bs)

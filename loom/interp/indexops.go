@@ -174,12 +174,13 @@ func (c *compiler) fold2(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, p
 // check, message and wrap, without calling the check and the op through
 // function values.
 func uniformShrui(op *loom.Op, r, a, b *slot, nb int, pre *check) instr {
+	ai, bi, ri := a.idx, b.idx, r.idx // fixed once allocated
 	return func(fr *frame) error {
-		x, y := fr.I[a.idx][0], fr.I[b.idx][0]
+		x, y := fr.I[ai][0], fr.I[bi][0]
 		if y < 0 || y >= int64(nb) {
 			return newTrap(op, -1, pre.class, "%s (operands %d, %d)", pre.what, x, y)
 		}
-		fr.I[r.idx][0] = wrapBits(int64(zext(x, nb)>>uint(y)), nb)
+		fr.I[ri][0] = wrapBits(int64(zext(x, nb)>>uint(y)), nb)
 		return nil
 	}
 }
