@@ -110,8 +110,15 @@ func genKernel(data []byte) string {
 				if depth > 2 {
 					continue
 				}
-				iv, acc, r := fresh(), fresh(), fresh()
-				w("%s = scf.for %s = [%s to %s step %%c1] (%s = %s : f32) -> (f32) {", r, iv, pick(idxs), pick(idxs), acc, pick(flts))
+				// Cap the trip count at 16: bounds come from arbitrary index
+				// values (a shli on the carrier reaches ±2^31), and a loop
+				// of billions of iterations is slow, not wrong.
+				iv, acc, r, span, hi, capped := fresh(), fresh(), fresh(), fresh(), fresh(), fresh()
+				w("%s = index.constant 16 : index", span)
+				from := pick(idxs)
+				w("%s = index.add %s, %s : index", hi, from, span)
+				w("%s = index.min %s, %s : index", capped, pick(idxs), hi)
+				w("%s = scf.for %s = [%s to %s step %%c1] (%s = %s : f32) -> (f32) {", r, iv, from, capped, acc, pick(flts))
 				ni, nn, nf := len(idxs), len(ints), len(flts)
 				idxs, flts = append(idxs, iv), append(flts, acc)
 				emit(depth+1, indent+"  ")
