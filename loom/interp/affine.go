@@ -196,11 +196,10 @@ func (fr *frame) rangeMask(cond *slot) (a, b int, ok bool) {
 	if !m.rng || fr.lo < m.dlo || fr.hi > m.dhi {
 		return 0, 0, false
 	}
-	a, b = max(fr.lo, m.rlo), min(fr.hi, m.rhi)
-	if a > b {
-		a = b
-	}
-	return a, b, true
+	// An empty range is [b, b); min/max keep this under the inlining
+	// budget (scf.if calls it once per tree step).
+	b = min(fr.hi, m.rhi)
+	return min(max(fr.lo, m.rlo), b), b, true
 }
 
 // maskIv records that a scratch mask is exactly the lanes [a, b).
