@@ -143,12 +143,14 @@ func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
 		return nil
 	}
 	r.aff = true // candidate for range meta
+	// Decided here, not by string compares on every tree step.
+	ult, eq := pred == "ult", pred == "eq"
 	return func(fr *frame) error {
 		m := &fr.meta[r.idx]
 		lo, hi := fr.lo, fr.hi
 		a0, ok := fr.affine(a)
 		y := fr.I[b.idx][0]
-		if !ok || lo >= hi || a0+int64(lo) < 0 || (pred == "ult" && y < 0) {
+		if !ok || lo >= hi || a0+int64(lo) < 0 || (ult && y < 0) {
 			// Unsigned order of negative values: no range shortcut.
 			m.rng, m.lazy = false, false
 			fr.writeAffine(a)
@@ -158,7 +160,7 @@ func affineCmp(pred string, r, a, b *slot, general instr, lazy bool) instr {
 		// a0+l == y  ⇔  l == y-a0.
 		d := y - a0
 		rlo, rhi := int64(lo), int64(lo)
-		if pred == "eq" {
+		if eq {
 			if d >= int64(lo) && d < int64(hi) {
 				rlo, rhi = d, d+1
 			}
