@@ -97,102 +97,25 @@ func sameKind(t *loom.Type, s *slot) bool {
 	return true
 }
 
-// provider resolves a template family: the single visible provider, or
-// the highest-priority one whose where clause holds on the apply's
-// compile-time-known arguments. Anything else is refused.
+// provider resolves a template family through loom.SelectProvider, with
+// the apply's compile-time-constant arguments.
 func (c *compiler) provider(b *block, op *loom.Op, fam string) (*loom.Func, error) {
 	cands := c.families[fam]
-	if len(cands) == 0 {
-		return nil, compileErr(op.Pos, ErrUnsupported, "%s: no visible provider of %s", op.Name, fam)
-	}
-	if len(cands) == 1 {
-		return cands[0], nil
-	}
-	args, err := c.operands(b, op)
-	if err != nil {
-		return nil, err
-	}
-	var best *loom.Func
-	tie := false
-	for _, f := range cands {
-		ok, known := whereHolds(f, args)
-		if !known || !ok {
-			continue
-		}
-		switch {
-		case best == nil || f.Priority > best.Priority:
-			best, tie = f, false
-		case f.Priority == best.Priority:
-			tie = true
+	var args []*slot
+	if len(cands) > 1 {
+		var err error
+		if args, err = c.operands(b, op); err != nil {
+			return nil, err
 		}
 	}
-	if best == nil {
-		return nil, compileErr(op.Pos, ErrUnsupported, "%s: none of the %d providers of %s is known to apply to these arguments", op.Name, len(cands), fam)
-	}
-	if tie {
-		return nil, compileErr(op.Pos, ErrUnsupported, "%s: several providers of %s tie at priority %d", op.Name, fam, best.Priority)
-	}
-	return best, nil
-}
-
-// whereHolds evaluates a provider's where clause on compile-time constants;
-// known is false when an operand is not a constant or a predicate unknown.
-func whereHolds(f *loom.Func, args []*slot) (ok, known bool) {
-	params := f.Params
-	if f.Body != nil && len(f.Body.Args) > 0 {
-		params = f.Body.Args
-	}
-	val := func(o *loom.Operand) (int64, bool) {
-		if o.Lit != nil {
-			return o.Lit.Int, o.Lit.Kind == loom.LitInt
-		}
-		for i, p := range params {
-			if p.Name == o.Name && i < len(args) && args[i].cst {
-				return args[i].ci, true
-			}
+	f, err := loom.SelectProvider(fam, cands, func(i int) (int64, bool) {
+		if i < len(args) && args[i].cst {
+			return args[i].ci, true
 		}
 		return 0, false
+	})
+	if err != nil {
+		return nil, compileErr(op.Pos, ErrUnsupported, "%s: %v", op.Name, err)
 	}
-	for _, p := range f.Where {
-		vs := make([]int64, len(p.Args))
-		for i, a := range p.Args {
-			v, ok := val(a)
-			if !ok {
-				return false, false
-			}
-			vs[i] = v
-		}
-		holds, ok := evalPred(p.Name, vs)
-		if !ok {
-			return false, false
-		}
-		if !holds {
-			return false, true
-		}
-	}
-	return true, true
-}
-
-func evalPred(name string, v []int64) (holds, known bool) {
-	switch {
-	case name == "range" && len(v) == 3:
-		return v[0] >= v[1] && v[0] <= v[2], true
-	case name == "mul" && len(v) == 2:
-		return v[1] != 0 && v[0]%v[1] == 0, true
-	case name == "pow2" && len(v) == 1:
-		return v[0] > 0 && v[0]&(v[0]-1) == 0, true
-	case name == "lt" && len(v) == 2:
-		return v[0] < v[1], true
-	case name == "le" && len(v) == 2:
-		return v[0] <= v[1], true
-	case name == "gt" && len(v) == 2:
-		return v[0] > v[1], true
-	case name == "ge" && len(v) == 2:
-		return v[0] >= v[1], true
-	case name == "eq" && len(v) == 2:
-		return v[0] == v[1], true
-	case name == "ne" && len(v) == 2:
-		return v[0] != v[1], true
-	}
-	return false, false
+	return f, nil
 }

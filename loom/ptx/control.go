@@ -550,93 +550,26 @@ func (e *emitter) funcReturn(op *loom.Op) error {
 	return nil
 }
 
-// provider picks the template provider for an apply: the only one, or the
-// highest-priority one whose where clause holds on compile-time constants.
+// provider picks the template provider for an apply through
+// loom.SelectProvider, with the apply's compile-time-constant arguments.
 func (e *emitter) provider(op *loom.Op) (*loom.Func, error) {
 	fam := strings.TrimPrefix(op.Param, "@")
 	cands := e.prog.Providers(fam)
-	if len(cands) == 0 {
-		return nil, unsupported(op, "no visible provider of %s", fam)
-	}
-	if len(cands) == 1 {
-		return cands[0], nil
-	}
-	args, err := e.operands(op, 0)
-	if err != nil {
-		return nil, err
-	}
-	var best *loom.Func
-	tie := false
-	for _, f := range cands {
-		if !e.whereHolds(f, args) {
-			continue
-		}
-		switch {
-		case best == nil || f.Priority > best.Priority:
-			best, tie = f, false
-		case f.Priority == best.Priority:
-			tie = true
+	var args []*val
+	if len(cands) > 1 {
+		var err error
+		if args, err = e.operands(op, 0); err != nil {
+			return nil, err
 		}
 	}
-	if best == nil {
-		return nil, unsupported(op, "none of the %d providers of %s is known to apply", len(cands), fam)
-	}
-	if tie {
-		return nil, unsupported(op, "providers of %s tie at priority %d", fam, best.Priority)
-	}
-	return best, nil
-}
-
-// whereHolds evaluates a provider's where clause on constant arguments; a
-// clause it cannot decide does not hold.
-func (e *emitter) whereHolds(f *loom.Func, args []*val) bool {
-	params := f.Params
-	if f.Body != nil && len(f.Body.Args) > 0 {
-		params = f.Body.Args
-	}
-	value := func(o *loom.Operand) (int64, bool) {
-		if o.Lit != nil {
-			return o.Lit.Int, o.Lit.Kind == loom.LitInt
-		}
-		for i, p := range params {
-			if p.Name == o.Name && i < len(args) && args[i].known {
-				return args[i].ci, true
-			}
+	f, err := loom.SelectProvider(fam, cands, func(i int) (int64, bool) {
+		if i < len(args) && args[i].known {
+			return args[i].ci, true
 		}
 		return 0, false
+	})
+	if err != nil {
+		return nil, unsupported(op, "%v", err)
 	}
-	for _, p := range f.Where {
-		v := make([]int64, len(p.Args))
-		for i, a := range p.Args {
-			x, ok := value(a)
-			if !ok {
-				return false
-			}
-			v[i] = x
-		}
-		if !predHolds(p.Name, v) {
-			return false
-		}
-	}
-	return true
-}
-
-func predHolds(name string, v []int64) bool {
-	switch {
-	case name == "range" && len(v) == 3:
-		return v[1] <= v[0] && v[0] <= v[2]
-	case name == "mul" && len(v) == 2:
-		return v[1] != 0 && v[0]%v[1] == 0
-	case name == "pow2" && len(v) == 1:
-		return v[0] > 0 && v[0]&(v[0]-1) == 0
-	case name == "lt" && len(v) == 2:
-		return v[0] < v[1]
-	case name == "le" && len(v) == 2:
-		return v[0] <= v[1]
-	case name == "eq" && len(v) == 2:
-		return v[0] == v[1]
-	case name == "ne" && len(v) == 2:
-		return v[0] != v[1]
-	}
-	return false
+	return f, nil
 }
