@@ -252,3 +252,125 @@ func TestGraphLaunchAllocatesNothing(t *testing.T) {
 		t.Fatalf("GraphExec.Launch allocates %v times per call", allocs)
 	}
 }
+
+// fakeHooks are the fake driver's test controls.
+type fakeHooks struct {
+	clearCurrent  func()
+	setCount      func() int64
+	streamContext func(on bool)
+}
+
+func loadFakeHooks(t *testing.T, so string) fakeHooks {
+	t.Helper()
+	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym := func(name string) uintptr {
+		p, err := purego.Dlsym(h, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	clear, count, stream := sym("fake_clear_current"), sym("fake_set_count"), sym("fake_stream_context")
+	return fakeHooks{
+		clearCurrent: func() { purego.SyscallN(clear) },
+		setCount:     func() int64 { r, _, _ := purego.SyscallN(count); return int64(r) },
+		streamContext: func(on bool) {
+			v := uintptr(0)
+			if on {
+				v = 1
+			}
+			purego.SyscallN(stream, v)
+		},
+	}
+}
+
+// streamCalls makes every stream-ordered call once.
+func streamCalls(s *Stream, f *Function, x *GraphExec, e *Event) error {
+	buf := make([]byte, 16)
+	args := NewArgs(8, 8)
+	for _, step := range []func() error{
+		func() error { return s.Launch(f, Dim3{X: 1}, Dim3{X: 32}, 0, args) },
+		func() error { return x.Launch(s) },
+		func() error { return s.CopyHtoD(0x10, buf) },
+		func() error { return s.CopyDtoH(buf, 0x10) },
+		func() error { return s.CopyDtoD(0x10, 0x20, 8) },
+		func() error { return s.MemsetD8(0x10, 1, 8) },
+		func() error { return s.MemsetD32(0x10, 1, 2) },
+		func() error { return e.Record(s) },
+		func() error { _, err := s.Done(); return err },
+		s.Synchronize,
+	} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestFakeDriverStreamContext: where the driver takes the context from the
+// stream, stream-ordered calls skip cuCtxSetCurrent entirely, from any
+// thread; where it refuses them (201), each call still succeeds by making
+// the context current and retrying, and the library stops skipping.
+func TestFakeDriverStreamContext(t *testing.T) {
+	for _, streamContext := range []bool{true, false} {
+		t.Run(fmt.Sprintf("driver takes stream context %v", streamContext), func(t *testing.T) {
+			so := fakeDriver(t)
+			hooks := loadFakeHooks(t, so)
+			hooks.streamContext(streamContext)
+			l, err := OpenPath(CUDA, so)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			c := must2(l.NewContext(0))
+			defer c.Close()
+			s := must2(c.NewStream())
+			defer s.Close()
+			e := must2(c.NewEvent())
+			defer e.Close()
+			mod := must2(c.LoadModule([]byte("fake")))
+			defer mod.Close()
+			f := must2(mod.Function("k"))
+			g := must2(c.NewGraph())
+			defer g.Close()
+			x := must2(g.Instantiate())
+			defer x.Close()
+
+			before := hooks.setCount()
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for range 8 {
+				wg.Go(func() {
+					for range 10 {
+						runtime.LockOSThread()
+						hooks.clearCurrent()
+						err := streamCalls(s, f, x, e)
+						runtime.UnlockOSThread()
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			sets := hooks.setCount() - before
+			if streamContext {
+				if sets != 0 || l.setForStreams.Load() {
+					t.Fatalf("stream-ordered calls set the context %d times (setForStreams %v); want none", sets, l.setForStreams.Load())
+				}
+				return
+			}
+			if !l.setForStreams.Load() || sets < 8*10*10 {
+				t.Fatalf("strict driver: setForStreams %v after %d context sets for %d calls", l.setForStreams.Load(), sets, 8*10*10)
+			}
+		})
+	}
+}

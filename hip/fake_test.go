@@ -40,6 +40,8 @@ func fakeDriver(t *testing.T, omit ...string) string {
 			case defined[n] || skip[n]:
 			case contextFree[n]:
 				fmt.Fprintf(&b, "int %s(void) { return 0; }\n", n)
+			case streamOrdered[n]:
+				fmt.Fprintf(&b, "int %s(void) { return fake_stream_stub(%q); }\n", n, n)
 			default:
 				fmt.Fprintf(&b, "int %s(void) { return fake_stub(%q); }\n", n, n)
 			}
@@ -55,6 +57,14 @@ func fakeDriver(t *testing.T, omit ...string) string {
 		t.Fatalf("building fake driver: %v\n%s", err, out)
 	}
 	return so
+}
+
+// streamOrdered are the calls Stream makes without a current context where
+// the driver takes it from the stream (fake: after fake_stream_context(1)).
+var streamOrdered = map[string]bool{
+	"cuStreamSynchronize": true, "cuStreamQuery": true, "cuEventRecord": true, "cuGraphLaunch": true,
+	"cuMemcpyHtoDAsync_v2": true, "cuMemcpyDtoHAsync_v2": true, "cuMemcpyDtoDAsync_v2": true,
+	"cuMemsetD8Async": true, "cuMemsetD32Async": true,
 }
 
 // contextFree are the driver calls that need no current context.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -468,4 +469,67 @@ func deviceFaultChild(t *testing.T) {
 	}
 	s.Close()
 	fmt.Printf("FAULT-REPORTED: %v\n", err)
+}
+
+// TestStreamCallsWithoutCurrentContext: on CUDA, stream-ordered calls made
+// from threads where nothing is current do the work, with no fallback to
+// setting the context: the driver takes it from the stream. Results are
+// checked, not just statuses.
+func TestStreamCallsWithoutCurrentContext(t *testing.T) {
+	c, k := kernels(t)
+	const n, workers, rounds = 4099, 4, 5
+	grid, block := Dim3{X: (n + 255) / 256}, Dim3{X: 256}
+	ones := make([]float32, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	onesBytes := f32bytes(ones) // reachable until every stream is past its copies
+	type lane struct {
+		s   *Stream
+		sc  *saxpyCase
+		got []byte
+		err error
+	}
+	lanes := make([]*lane, workers)
+	for i := range lanes {
+		s, err := c.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		sc := newSaxpy(t, c, n)
+		defer sc.close()
+		lanes[i] = &lane{s: s, sc: sc, got: make([]byte, 4*n)}
+	}
+	want := f32bytes(lanes[0].sc.want(1))
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for r := range rounds {
+				c.lib.raw(fnCtxSetCurrent, 0)
+				l.err = errors.Join(
+					l.s.CopyHtoD(l.sc.y.Ptr(), onesBytes),
+					l.s.Launch(k.saxpy, grid, block, 0, l.sc.args),
+					l.s.CopyDtoH(l.got, l.sc.y.Ptr()),
+					l.s.Synchronize())
+				if l.err == nil && !bytes.Equal(l.got, want) {
+					l.err = fmt.Errorf("round %d: saxpy result differs", r)
+				}
+				if l.err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, l := range lanes {
+		if l.err != nil {
+			t.Fatalf("goroutine %d: %v", i, l.err)
+		}
+	}
+	if c.lib.setForStreams.Load() {
+		t.Fatal("the driver refused a stream-ordered call without a current context; calls now set it")
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/ebitengine/purego"
 )
 
 // Stream is an in-order queue of device work.
@@ -58,7 +60,7 @@ func (s *Stream) Synchronize() error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	return s.ctx.do(fnStreamSynchronize, s.h)
+	return s.call(fnStreamSynchronize, s.h)
 }
 
 // Done reports whether all queued work has completed.
@@ -66,7 +68,7 @@ func (s *Stream) Done() (bool, error) {
 	if err := s.usable(); err != nil {
 		return false, err
 	}
-	err := s.ctx.do(fnStreamQuery, s.h)
+	err := s.call(fnStreamQuery, s.h)
 	if err == nil {
 		return true, nil
 	}
@@ -79,6 +81,28 @@ func (s *Stream) Done() (bool, error) {
 // hot runs a preallocated-argument call on the stream: no allocation unless
 // it fails.
 func (s *Stream) hot(id fnID) error {
+	c := s.ctx
+	if !c.lib.setForStreams.Load() {
+		r := c.lib.callArgs(id, s.argv[:])
+		if r == 0 {
+			return nil
+		}
+		if !c.lib.spec.wantsContext[r] {
+			return c.fail(id, r)
+		}
+		// The driver may want the context current after all: retry below,
+		// and if that works, stop skipping it.
+		if err := s.hotCurrent(id); err != nil {
+			return err
+		}
+		c.lib.setForStreams.Store(true)
+		return nil
+	}
+	return s.hotCurrent(id)
+}
+
+// hotCurrent is hot with the context made current on the calling thread.
+func (s *Stream) hotCurrent(id fnID) error {
 	c := s.ctx
 	runtime.LockOSThread()
 	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
@@ -96,6 +120,35 @@ func (s *Stream) hot(id fnID) error {
 	return nil
 }
 
+// call runs a stream-ordered call whose arguments include s. Where the
+// driver takes the context from the stream (CUDA), it skips locking the
+// thread and making the context current, which cost a Go program more than
+// the call itself; a refusal that says the context was wanted retries the
+// careful way, as hot does.
+//
+//go:uintptrescapes
+func (s *Stream) call(id fnID, args ...uintptr) error {
+	c := s.ctx
+	if err := c.Err(); err != nil {
+		return err
+	}
+	if !c.lib.setForStreams.Load() {
+		r, _, _ := purego.SyscallN(c.lib.fn[id], args...)
+		if r == 0 {
+			return nil
+		}
+		if !c.lib.spec.wantsContext[int32(r)] {
+			return c.fail(id, int32(r))
+		}
+		if err := c.release(id, args...); err != nil {
+			return err
+		}
+		c.lib.setForStreams.Store(true)
+		return nil
+	}
+	return c.release(id, args...)
+}
+
 // CopyHtoD queues a copy of src to dst. src must stay reachable and
 // unchanged until the stream has passed the copy; with pageable Go memory
 // the driver stages it before returning, with HostMemory it is truly async.
@@ -103,7 +156,7 @@ func (s *Stream) CopyHtoD(dst DevicePtr, src []byte) error {
 	if err := s.usable(); err != nil || len(src) == 0 {
 		return err
 	}
-	return s.ctx.do(fnMemcpyHtoDAsync, uintptr(dst), uintptr(unsafe.Pointer(&src[0])), uintptr(len(src)), s.h)
+	return s.call(fnMemcpyHtoDAsync, uintptr(dst), uintptr(unsafe.Pointer(&src[0])), uintptr(len(src)), s.h)
 }
 
 // CopyDtoH queues a copy of len(dst) bytes from src into dst; dst is valid
@@ -112,7 +165,7 @@ func (s *Stream) CopyDtoH(dst []byte, src DevicePtr) error {
 	if err := s.usable(); err != nil || len(dst) == 0 {
 		return err
 	}
-	return s.ctx.do(fnMemcpyDtoHAsync, uintptr(unsafe.Pointer(&dst[0])), uintptr(src), uintptr(len(dst)), s.h)
+	return s.call(fnMemcpyDtoHAsync, uintptr(unsafe.Pointer(&dst[0])), uintptr(src), uintptr(len(dst)), s.h)
 }
 
 // CopyDtoD queues a device-to-device copy of n bytes.
@@ -120,7 +173,7 @@ func (s *Stream) CopyDtoD(dst, src DevicePtr, n int) error {
 	if err := s.usable(); err != nil || n == 0 {
 		return err
 	}
-	return s.ctx.do(fnMemcpyDtoDAsync, uintptr(dst), uintptr(src), uintptr(n), s.h)
+	return s.call(fnMemcpyDtoDAsync, uintptr(dst), uintptr(src), uintptr(n), s.h)
 }
 
 // MemsetD8 queues setting n bytes at dst to v.
@@ -128,7 +181,7 @@ func (s *Stream) MemsetD8(dst DevicePtr, v byte, n int) error {
 	if err := s.usable(); err != nil || n == 0 {
 		return err
 	}
-	return s.ctx.do(fnMemsetD8Async, uintptr(dst), uintptr(v), uintptr(n), s.h)
+	return s.call(fnMemsetD8Async, uintptr(dst), uintptr(v), uintptr(n), s.h)
 }
 
 // MemsetD32 queues setting count 32-bit words at dst (4-byte aligned) to v.
@@ -136,7 +189,7 @@ func (s *Stream) MemsetD32(dst DevicePtr, v uint32, count int) error {
 	if err := s.usable(); err != nil || count == 0 {
 		return err
 	}
-	return s.ctx.do(fnMemsetD32Async, uintptr(dst), uintptr(v), uintptr(count), s.h)
+	return s.call(fnMemsetD32Async, uintptr(dst), uintptr(v), uintptr(count), s.h)
 }
 
 // Event marks a point in a stream; two events time the work between them.
@@ -171,7 +224,7 @@ func (e *Event) Record(s *Stream) error {
 	if e.closed.Load() || s.closed.Load() {
 		return fmt.Errorf("hip: event record: %w", ErrClosed)
 	}
-	return e.ctx.do(fnEventRecord, e.h, s.h)
+	return s.call(fnEventRecord, e.h, s.h)
 }
 
 // Synchronize waits until the event has been reached.

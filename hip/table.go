@@ -113,6 +113,12 @@ type vendorSpec struct {
 	memsetNode     func(dst []byte, p *memsetNodeParams)
 	// arch names the device's instruction set ("sm_90", "gfx942").
 	arch func(d *Device, major, minor int) string
+	// streamContext says that stream-ordered calls on a non-default stream
+	// take their context from the stream, so they need no current context
+	// on the calling thread; wantsContext are the codes a driver answers
+	// when it disagrees (see Stream.call).
+	streamContext bool
+	wantsContext  map[int32]bool
 }
 
 // kernelNodeParams is the vendor-neutral content of a kernel graph node.

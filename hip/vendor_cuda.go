@@ -91,6 +91,12 @@ var cudaSpec = &vendorSpec{
 		801: ErrNotSupported, 803: ErrOldDriver,
 	},
 	faults: map[int32]bool{700: true, 702: true, 710: true, 714: true, 715: true, 716: true, 717: true, 718: true, 719: true},
+	// The driver documents stream-taken contexts for library kernels and
+	// applies it to every stream-ordered call (checked on driver 580 with
+	// nothing current, and with another context current); 201 and 400 are
+	// its answers when a stream's context is required to be current.
+	streamContext: true,
+	wantsContext:  map[int32]bool{201: true, 400: true},
 	errorName: func(l *Library, code int32) (string, bool) {
 		var p uintptr
 		if r := l.raw(fnGetErrorName, uintptr(code), uintptr(unsafe.Pointer(&p))); r != 0 || p == 0 {

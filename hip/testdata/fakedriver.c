@@ -3,7 +3,8 @@
  * FAKE_INIT), fails context creation with FAKE_RETAIN, and accepts launches
  * so the launch path's allocations can be counted without a GPU. The test
  * appends a stub for every other symbol the hip table names: it returns 0,
- * or 201 when the call needs a context and none is current on the thread. */
+ * or 201 when the call needs a context and none is current on the thread
+ * (fake_stream_stub for the stream-ordered calls). */
 #include <stdlib.h>
 #include <stdint.h>
 
@@ -15,8 +16,11 @@
  * RTLD_GLOBAL in one test binary, and an exported helper would resolve to the
  * first copy's, reading that copy's thread state. */
 static __thread uintptr_t current;
-int cuCtxSetCurrent(uintptr_t ctx) { current = ctx; return 0; }
+static long sets;
+int cuCtxSetCurrent(uintptr_t ctx) { __atomic_add_fetch(&sets, 1, __ATOMIC_RELAXED); current = ctx; return 0; }
 void fake_clear_current(void) { current = 0; }
+/* fake_set_count is how many times cuCtxSetCurrent was called. */
+long fake_set_count(void) { return __atomic_load_n(&sets, __ATOMIC_RELAXED); }
 /* fake_stub is the body of every generated context-bound stub: no current
  * context is 201; otherwise FAKE_RC_<name> (default 0) lets a test inject a
  * failure into any one call. */
@@ -30,6 +34,22 @@ static int fake_stub(const char *name) {
 	return v ? atoi(v) : 0;
 }
 #define NEED_CTX do { if (current != 0x1000) return 201; } while (0)
+/* After fake_stream_context(1), stream-ordered calls behave as CUDA's do:
+ * they take the context from the stream, so nothing need be current. */
+static int stream_context;
+void fake_stream_context(int on) { __atomic_store_n(&stream_context, on, __ATOMIC_RELAXED); }
+static int stream_ok(void) {
+	if (current == 0x1000) return 1;
+	return current == 0 && __atomic_load_n(&stream_context, __ATOMIC_RELAXED);
+}
+static int fake_stream_stub(const char *name) {
+	if (!stream_ok()) return 201;
+	uintptr_t saved = current;
+	current = 0x1000;
+	int r = fake_stub(name);
+	current = saved;
+	return r;
+}
 
 static int env(const char *k, int def) {
 	const char *v = getenv(k);
@@ -60,7 +80,7 @@ int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) { NEED_
 }
 int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
-	NEED_CTX;
+	if (!stream_ok()) return 201;
 	(void)f; (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)shared; (void)stream; (void)extra;
 	if (bx > 1024) return 1;
 	/* Read the parameters the way a driver does: through the pointers (the
