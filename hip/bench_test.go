@@ -1,11 +1,16 @@
 package hip
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/ebitengine/purego"
 )
 
 // Compare with testdata/bench_native.c at equal work: the native program's
@@ -180,4 +185,116 @@ func emptyChain(b *testing.B, c *Context, k testKernels, nodes int) *GraphExec {
 		b.Fatal(err)
 	}
 	return e
+}
+
+// BenchmarkVersusNative runs the native loops of testdata/native_loop.c and
+// the same loops through this package in one process, alternating chunk by
+// chunk (b.N launches or graph nodes per chunk, nativeRounds chunks each,
+// the order swapped every round so drift falls on both sides), and reports
+// per-launch (per-node) medians and the median of the per-round ratios;
+// ns/op means nothing here. Separate processes on a shared host differ
+// by more than the binding costs, so this is the figure the targets are
+// checked with. LOOM_NATIVE_LOOP names the built library; benchcmp.sh sets it.
+func BenchmarkVersusNative(b *testing.B) {
+	so := os.Getenv("LOOM_NATIVE_LOOP")
+	if so == "" {
+		b.Skip("LOOM_NATIVE_LOOP is not set: build testdata/native_loop.c as a shared library (see benchcmp.sh)")
+	}
+	c, k := kernels(b)
+	s := benchStream(b)
+	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sym := func(name string) uintptr {
+		p, err := purego.Dlsym(h, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	launchLoop, graphLoop := sym("native_launch_loop"), sym("native_graph_loop")
+	// The native loops run with the context current, as bench_native.c does.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:]); r != 0 {
+		b.Fatal(c.fail(fnCtxSetCurrent, r))
+	}
+	native := func(fn, handle uintptr) func(n int) error {
+		return func(n int) error {
+			if r, _, _ := purego.SyscallN(fn, handle, s.h, uintptr(n)); r != 0 {
+				return fmt.Errorf("native loop: %s", c.lib.errorName(int32(r)))
+			}
+			return nil
+		}
+	}
+	args := NewArgs()
+	b.Run("launch", func(b *testing.B) {
+		versus(b, "launch", 1, native(launchLoop, k.empty.h), func(n int) error {
+			for range n {
+				if err := s.Launch(k.empty, Dim3{X: 1}, Dim3{X: 32}, 0, args); err != nil {
+					return err
+				}
+			}
+			return s.Synchronize()
+		})
+	})
+	for _, nodes := range []int{1, 100, 1000} {
+		e := emptyChain(b, c, k, nodes)
+		b.Run(fmt.Sprintf("graph/nodes=%d", nodes), func(b *testing.B) {
+			versus(b, "node", nodes, native(graphLoop, e.h), func(n int) error {
+				for range n {
+					if err := e.Launch(s); err != nil {
+						return err
+					}
+				}
+				return s.Synchronize()
+			})
+		})
+		if err := e.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// nativeRounds is how many chunks each side of BenchmarkVersusNative runs.
+const nativeRounds = 15
+
+// versus alternates native and ours, chunks of b.N units (perCall units a
+// call), and reports per-unit medians and the median ratio.
+func versus(b *testing.B, unit string, perCall int, native, ours func(n int) error) {
+	n := max(b.N/perCall, 1)
+	if err := errors.Join(native(min(n, 1000)), ours(min(n, 1000))); err != nil { // warm both paths
+		b.Fatal(err)
+	}
+	timed := func(f func(int) error) float64 {
+		start := time.Now()
+		if err := f(n); err != nil {
+			b.Fatal(err)
+		}
+		return float64(time.Since(start).Nanoseconds()) / float64(n*perCall)
+	}
+	var nat, go_, ratio []float64
+	b.ResetTimer()
+	for r := range nativeRounds {
+		var tn, tg float64
+		if r%2 == 0 {
+			tn, tg = timed(native), timed(ours)
+		} else {
+			tg, tn = timed(ours), timed(native)
+		}
+		nat, go_, ratio = append(nat, tn), append(go_, tg), append(ratio, tg/tn)
+	}
+	b.StopTimer()
+	b.ReportMetric(median(nat), "native-ns/"+unit)
+	b.ReportMetric(median(go_), "go-ns/"+unit)
+	b.ReportMetric(median(ratio), "go/native")
+	b.ReportMetric(slices.Min(ratio), "min-go/native")
+	b.ReportMetric(slices.Max(ratio), "max-go/native")
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -18,7 +18,14 @@ rounds=${4:-2}
 dir=$(cd "$(dirname "$0")" && pwd)
 native=${TMPDIR:-/tmp}/hip_bench_native
 nvcc -O2 -o "$native" "$dir/bench_native.c" -lcuda
+# The in-process comparison (BenchmarkVersusNative) is the one the targets
+# are read from: same thread, context and stream, alternating chunks.
+LOOM_NATIVE_LOOP=${TMPDIR:-/tmp}/libnative_loop.so
+export LOOM_NATIVE_LOOP
+nvcc -O2 -shared -Xcompiler -fPIC -o "$LOOM_NATIVE_LOOP" "$dir/native_loop.c" -lcuda
 cd "$dir/.."
+echo "== in one process, alternating (${launches} launches or nodes a chunk)"
+"$bin" -test.run='^$' -test.bench='^BenchmarkVersusNative$' -test.benchtime="${launches}x"
 for r in $(seq "$rounds"); do
 	echo "== round $r: native"
 	"$native" testdata/kernels.ptx "$launches" "$graphs"

@@ -1,0 +1,25 @@
+// native_loop: the native side of BenchmarkVersusNative, as a shared library
+// the Go benchmark loads into its own process, so both sides run on the same
+// thread, context, stream and driver instance, alternating chunk by chunk.
+// Build on the device (testdata/benchcmp.sh does):
+//   nvcc -O2 -shared -Xcompiler -fPIC -o libnative_loop.so native_loop.c -lcuda
+// Each loop makes n calls exactly as bench_native.c does, then waits for the
+// stream; it returns the first failing status, or 0.
+#include <cuda.h>
+
+int native_launch_loop(CUfunction fn, CUstream s, int n) {
+	void *none[1] = {0};
+	for (int i = 0; i < n; i++) {
+		CUresult r = cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, none, NULL);
+		if (r != CUDA_SUCCESS) return r;
+	}
+	return cuStreamSynchronize(s);
+}
+
+int native_graph_loop(CUgraphExec e, CUstream s, int n) {
+	for (int i = 0; i < n; i++) {
+		CUresult r = cuGraphLaunch(e, s);
+		if (r != CUDA_SUCCESS) return r;
+	}
+	return cuStreamSynchronize(s);
+}
