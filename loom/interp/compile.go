@@ -28,6 +28,9 @@ type compiler struct {
 	// hoist marks its top-level instructions computing them (hoist.go).
 	inv   map[*slot]bool
 	hoist []bool
+	// ifs holds the latest compile of each scf.if with a varying
+	// condition, for rangeIf to run its regions (rangeif.go).
+	ifs map[*loom.Op]*ifCode
 }
 
 // scope maps SSA names to slots; regions nest scopes, each inlined call
@@ -332,6 +335,35 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 				code = append(code, four...)
 			}
 			i += 3
+			continue
+		}
+		if c.rangeIfCandidate(r.Ops, i) {
+			var two []instr
+			var from []*loom.Op
+			for j := i; j < i+2; j++ {
+				in, err := c.op(b, r.Ops[j], j == len(r.Ops)-1)
+				if err != nil {
+					return nil, err
+				}
+				if in != nil {
+					two, from = append(two, in), append(from, r.Ops[j])
+				}
+			}
+			if f := c.rangeIf(b, r.Ops[i:i+2], two); f != nil {
+				code = append(code, f)
+			} else {
+				// Unfused, the ops keep their hoisting as below.
+				for j, in := range two {
+					code = append(code, in)
+					if b.top {
+						for len(c.hoist) < len(code)-1 {
+							c.hoist = append(c.hoist, false)
+						}
+						c.hoist = append(c.hoist, c.invariantOp(b, from[j]))
+					}
+				}
+			}
+			i++
 			continue
 		}
 		if c.guardCandidate(r.Ops, i) {

@@ -122,58 +122,20 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 			return runCode(fr, code)
 		}, nil
 	}
+	p := &ifCode{then: then, els: els, depth: depth}
+	if c.ifs == nil {
+		c.ifs = map[*loom.Op]*ifCode{}
+	}
+	c.ifs[op] = p
 	return func(fr *frame) error {
+		if a, b, ok := fr.rangeMask(cond); ok {
+			if ok, err := p.runRange(fr, a, b); ok {
+				return err
+			}
+		}
 		cur := fr.mask
 		m := fr.masks[depth]
 		clo, chi, cn := fr.lo, fr.hi, fr.nact
-		if a, b, ok := fr.rangeMask(cond); ok {
-			// The then lanes are the interval [a, b) of the dense bound
-			// [clo, chi); when the else lanes are one interval too, both
-			// masks are made without looking at lanes.
-			ea, eb, eok := clo, chi, true
-			switch {
-			case a == b:
-			case a == clo:
-				ea = b
-			case b == chi:
-				eb = a
-			default:
-				eok = len(els) == 0
-			}
-			if eok {
-				if a < b && len(then) > 0 {
-					if a != clo || b != chi {
-						// Otherwise every lane goes on: cur serves.
-						fr.setRange(depth, a, b)
-						fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
-					}
-					if err := runCode(fr, then); err != nil && err != errAllExited {
-						fr.mask = cur
-						fr.unbound()
-						return err
-					}
-				}
-				if ea < eb && len(els) > 0 {
-					fr.setRange(depth, ea, eb)
-					fr.mask, fr.nact, fr.lo, fr.hi = m, eb-ea, ea, eb
-					if err := runCode(fr, els); err != nil && err != errAllExited {
-						fr.mask = cur
-						fr.unbound()
-						return err
-					}
-				}
-				if fr.nalive == fr.L {
-					// Nobody left the kernel: cur is unchanged.
-					fr.mask, fr.nact, fr.lo, fr.hi = cur, cn, clo, chi
-					return nil
-				}
-				fr.restoreMask(cur)
-				if fr.nact == 0 {
-					return errAllExited
-				}
-				return nil
-			}
-		}
 		fr.miv[depth].ok = false // written lane by lane below
 		cv := fr.I[cond.idx]
 		if cond.aff {
@@ -915,4 +877,66 @@ func (c *compiler) scfLookup(b *block, op *loom.Op) (instr, error) {
 		fr.mask, fr.nact, fr.lo, fr.hi = cur, saved, savedLo, savedHi
 		return nil
 	}, nil
+}
+
+// ifCode is a compiled scf.if with a varying condition: its regions and
+// the control-flow depth whose scratch mask it uses.
+type ifCode struct {
+	then, els []instr
+	depth     int
+}
+
+// runRange runs the if when its then lanes are the interval [a, b) of the
+// current bound, which must be dense with every lane alive (rangeMask and
+// rangeIf check that). When the else lanes are one interval too, both masks
+// are made without looking at lanes; otherwise ok is false and nothing has
+// run, so the caller takes the lane-by-lane path.
+func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
+	then, els, depth := p.then, p.els, p.depth
+	cur := fr.mask
+	m := fr.masks[depth]
+	clo, chi, cn := fr.lo, fr.hi, fr.nact
+	ea, eb := clo, chi
+	switch {
+	case a == b:
+	case a == clo:
+		ea = b
+	case b == chi:
+		eb = a
+	default:
+		if len(els) != 0 {
+			return false, nil
+		}
+	}
+	if a < b && len(then) > 0 {
+		if a != clo || b != chi {
+			// Otherwise every lane goes on: cur serves.
+			fr.setRange(depth, a, b)
+			fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
+		}
+		if err := runCode(fr, then); err != nil && err != errAllExited {
+			fr.mask = cur
+			fr.unbound()
+			return true, err
+		}
+	}
+	if ea < eb && len(els) > 0 {
+		fr.setRange(depth, ea, eb)
+		fr.mask, fr.nact, fr.lo, fr.hi = m, eb-ea, ea, eb
+		if err := runCode(fr, els); err != nil && err != errAllExited {
+			fr.mask = cur
+			fr.unbound()
+			return true, err
+		}
+	}
+	if fr.nalive == fr.L {
+		// Nobody left the kernel: cur is unchanged.
+		fr.mask, fr.nact, fr.lo, fr.hi = cur, cn, clo, chi
+		return true, nil
+	}
+	fr.restoreMask(cur)
+	if fr.nact == 0 {
+		return true, errAllExited
+	}
+	return true, nil
 }
