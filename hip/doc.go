@@ -21,9 +21,13 @@
 // Threads: the driver keeps the current context per OS thread and Go moves
 // goroutines between threads, so every call that needs a context locks the
 // calling goroutine to its thread and makes the context current for the
-// duration of the call. That costs one extra driver call per operation but no
-// goroutine hand-off, which keeps launch overhead lowest; any goroutine may
-// use any handle.
+// duration of the call; any goroutine may use any handle. Stream-ordered
+// calls (launches, graph launches, async copies and fills, event records,
+// stream waits) are the exception on CUDA: the driver takes the context from
+// the stream, so they make no extra call and lock no thread, which is what
+// keeps a launch from Go as cheap as one from C. Should a driver refuse one
+// for want of a current context, the call is retried with the context made
+// current and the package makes it current for every later call as well.
 //
 // Hot paths (Stream.Launch, GraphExec.Launch) pass their arguments through
 // storage preallocated in the Stream and Args, so they allocate nothing.
