@@ -894,7 +894,6 @@ type ifCode struct {
 func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
 	then, els, depth := p.then, p.els, p.depth
 	cur := fr.mask
-	m := fr.masks[depth]
 	clo, chi, cn := fr.lo, fr.hi, fr.nact
 	ea, eb := clo, chi
 	switch {
@@ -911,8 +910,7 @@ func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
 	if a < b && len(then) > 0 {
 		if a != clo || b != chi {
 			// Otherwise every lane goes on: cur serves.
-			fr.setRange(depth, a, b)
-			fr.mask, fr.nact, fr.lo, fr.hi = m, b-a, a, b
+			fr.setRange(depth, a, b) // the active mask is now [a, b)
 		}
 		if err := runCode(fr, then); err != nil && err != errAllExited {
 			fr.mask = cur
@@ -922,7 +920,6 @@ func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
 	}
 	if ea < eb && len(els) > 0 {
 		fr.setRange(depth, ea, eb)
-		fr.mask, fr.nact, fr.lo, fr.hi = m, eb-ea, ea, eb
 		if err := runCode(fr, els); err != nil && err != errAllExited {
 			fr.mask = cur
 			fr.unbound()

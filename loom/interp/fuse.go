@@ -163,30 +163,25 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 	// of its loads already checked.
 	storeA, storeB := vs == va && is == ia, vs == vb && is == ib
 	return func(fr *frame) error {
-		if fr.lo < fr.hi && fr.dense() {
-			ba, ok := contiguous(fr, &fr.V[va.idx][0], ia)
-			if ok {
-				if bb, ok := contiguous(fr, &fr.V[vb.idx][0], ib); ok {
-					var bs []byte
+		lo, hi := fr.lo, fr.hi
+		if lo < hi && fr.nact == hi-lo {
+			if fa, ok := block32(fr, &fr.V[va.idx][0], ia, lo, hi); ok {
+				if fb, ok := block32(fr, &fr.V[vb.idx][0], ib, lo, hi); ok {
+					var fs []float32
 					switch {
 					case storeA: // the same view and index: the same block
-						bs = ba
+						fs = fa
 					case storeB:
-						bs = bb
+						fs = fb
 					default:
-						bs, ok = contiguous(fr, &fr.V[vs.idx][0], is)
+						fs, ok = block32(fr, &fr.V[vs.idx][0], is, lo, hi)
 					}
-					if ok && inPlace(bs, ba) && inPlace(bs, bb) {
-						fa, oka := asF32(ba)
-						fb, okb := asF32(bb)
-						fs, oks := asF32(bs)
-						if oka && okb && oks {
-							if countFused {
-								fusedRuns.Add(1)
-							}
-							binBlock32(op, fs, fa, fb)
-							return nil
+					if ok && inPlace32(fs, fa) && inPlace32(fs, fb) {
+						if countFused {
+							fusedRuns.Add(1)
 						}
+						binBlock32(op, fs, fa, fb)
+						return nil
 					}
 				}
 			}
@@ -200,6 +195,54 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 		}
 		return nil
 	}
+}
+
+// block32 is contiguous for the fused f32 loops, returning the checked
+// block as float32 values: the dense active bound [lo, hi) is nonempty
+// (the caller checked), ix's facts must cover it, and the whole block must
+// lie inside the rank-1 view and the bound bytes, 4-byte aligned on a
+// little-endian host. Written out rather than through contiguous and asF32:
+// it runs at every step of a tree reduction.
+func block32(fr *frame, v *view, ix *slot, lo, hi int) ([]float32, bool) {
+	if !ix.aff || !nativeLE || v.strides[0] != 1 {
+		return nil, false
+	}
+	m := &fr.meta[ix.idx]
+	if !m.aff || lo < m.alo || hi > m.ahi {
+		return nil, false
+	}
+	n := int64(hi - lo)
+	first := m.a0 + int64(lo)
+	if n > maxBlock32 {
+		return nil, false
+	}
+	if first < 0 || first+n > v.dims[0] {
+		return nil, false
+	}
+	off := v.base + first*4
+	if off < 0 || off+n*4 > v.lim || off+n*4 > int64(len(v.mem)) {
+		return nil, false
+	}
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(v.mem)), off)
+	if uintptr(p)%4 != 0 {
+		return nil, false
+	}
+	// An array pointer sliced costs one length check; unsafe.Slice costs
+	// several (n is at most the bound bytes / 4).
+	return (*[maxBlock32]float32)(p)[:n:n], true
+}
+
+// maxBlock32 bounds the float32 blocks block32 returns: a Go slice of a
+// buffer never holds more than this many float32 values on 64-bit hosts
+// in practice, and a larger block falls back to the op-by-op path.
+const maxBlock32 = 1 << 40
+
+// inPlace32 is inPlace for float32 blocks of equal length.
+func inPlace32(dst, src []float32) bool {
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(dst)))
+	s := uintptr(unsafe.Pointer(unsafe.SliceData(src)))
+	n := uintptr(len(dst)) * 4
+	return d == s || d+n <= s || s+uintptr(len(src))*4 <= d
 }
 
 // inPlace reports whether an element-wise loop writing dst while reading

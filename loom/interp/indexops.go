@@ -175,6 +175,19 @@ func (c *compiler) fold2(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, p
 // function values.
 func uniformShrui(op *loom.Op, r, a, b *slot, nb int, pre *check) instr {
 	ai, bi, ri := a.idx, b.idx, r.idx // fixed once allocated
+	if nb > 1 && nb < 64 {
+		// zext and wrapBits as masks and shifts fixed here: they are not
+		// inlined into the closure otherwise.
+		mask, s := uint64(1)<<uint(nb)-1, uint(64-nb)
+		return func(fr *frame) error {
+			x, y := fr.I[ai][0], fr.I[bi][0]
+			if uint64(y) >= uint64(nb) {
+				return newTrap(op, -1, pre.class, "%s (operands %d, %d)", pre.what, x, y)
+			}
+			fr.I[ri][0] = int64((uint64(x)&mask)>>uint(y)) << s >> s
+			return nil
+		}
+	}
 	return func(fr *frame) error {
 		x, y := fr.I[ai][0], fr.I[bi][0]
 		if y < 0 || y >= int64(nb) {
