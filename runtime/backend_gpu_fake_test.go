@@ -17,7 +17,7 @@ import (
 // stub for every other CUDA entry point hip binds, so the CUDA backend's
 // session paths (allocation, graphs, replay, failure) run without a GPU.
 // The stubs succeed unless FAKE_RC_<symbol> names a status to return.
-func fakeCUDA(t *testing.T) string {
+func fakeCUDA(t testing.TB) string {
 	t.Helper()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -64,7 +64,7 @@ func fakeCUDA(t *testing.T) string {
 
 // openFakeCUDA opens a "cuda" session on the fake driver with a pipeline
 // compiled by loom/ptx, a recorded graph and its regions.
-func openFakeCUDA(t *testing.T, so string) (*Session, *pipeline, Slice[float32], Slice[float32]) {
+func openFakeCUDA(t testing.TB, so string) (*Session, *pipeline, Slice[float32], Slice[float32]) {
 	t.Helper()
 	t.Setenv("LOOM_CUDA_LIB", so)
 	t.Setenv("LOOM_BACKEND", "")

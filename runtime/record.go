@@ -201,8 +201,14 @@ func (s *Session) Run(cmds []Command) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	nodes := make([]graphNode, len(cmds))
-	p := newPreparer(s, cmds)
+	p := &s.run
+	p.reset(s, cmds)
+	nodes := reuse(s.runNodes, len(cmds))[:len(cmds)]
+	s.runNodes = nodes
+	defer func() { // keep no kernel or memory reachable from the scratch
+		clear(nodes)
+		p.drop()
+	}()
 	for i, c := range cmds {
 		var err error
 		if nodes[i], err = p.prepare(c); err != nil {

@@ -54,6 +54,10 @@ type Session struct {
 	graphs  map[string]*recording
 
 	staging []byte // ReadMany's combined readback buffer, reused across calls
+	// run and runNodes are Run's scratch, reused across calls: a direct
+	// command is issued before Run returns and nothing keeps it after.
+	run      preparer
+	runNodes []graphNode
 }
 
 // allocation is one backend allocation.

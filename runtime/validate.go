@@ -132,7 +132,16 @@ type preparer struct {
 }
 
 func newPreparer(s *Session, cmds []Command) *preparer {
-	p := &preparer{s: s}
+	p := &preparer{}
+	p.reset(s, cmds)
+	return p
+}
+
+// reset readies p for cmds, keeping the blocks of an earlier use where they
+// are big enough: Run reuses one preparer, since nothing it prepared is
+// kept once the commands have been issued.
+func (p *preparer) reset(s *Session, cmds []Command) {
+	p.s = s
 	nl, nf, na := 0, 0, 0
 	for _, c := range cmds {
 		switch c := c.(type) {
@@ -146,11 +155,28 @@ func newPreparer(s *Session, cmds []Command) *preparer {
 			nf++
 		}
 	}
-	p.launches = make([]launchCmd, 0, nl)
-	p.fills = make([]fillCmd, 0, nf)
-	p.args = make([]launchArg, 0, na)
+	p.launches = reuse(p.launches, nl)
+	p.fills = reuse(p.fills, nf)
+	p.args = reuse(p.args, na)
+	p.spans = p.spans[:0]
 	p.maxBindings = na + nf
-	return p
+}
+
+// drop clears what p prepared, so a reused preparer keeps no kernel or
+// memory reachable between uses.
+func (p *preparer) drop() {
+	clear(p.launches)
+	clear(p.fills)
+	clear(p.args)
+	p.s = nil
+}
+
+// reuse is s emptied if it can hold n, else a new slice that can.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:0]
+	}
+	return make([]T, 0, n)
 }
 
 // prepare checks and packs one command of any kind; p.spans holds the spans

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"testing"
+)
+
+// BenchmarkDispatchOverhead is what the session adds to a direct launch on
+// the CUDA backend, measured on the fake driver (whose calls cost almost
+// nothing): Run of one dispatch (checks, hazard bookkeeping, argument
+// packing, the launch through hip) against the backend's own launch of the
+// same prepared command.
+func BenchmarkDispatchOverhead(b *testing.B) {
+	so := fakeCUDA(b)
+	s, p, x, y := openFakeCUDA(b, so)
+	d := p.squareD(64, x, y)
+	one := []Command{d}
+	b.Run("session.Run", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.Run(one); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("backend.launch", func(b *testing.B) {
+		s.mu.Lock()
+		n, err := newPreparer(s, one).prepare(d)
+		s.mu.Unlock()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.be.launch(n.Launch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestRunReusesScratch: direct runs of mixed sizes reuse the session's
+// scratch, allocate nothing once it is big enough, and leave no kernel or
+// memory referenced from it afterwards. (TestEndToEnd checks direct results
+// against the replayed graph's.)
+func TestRunReusesScratch(t *testing.T) {
+	so := fakeCUDA(t)
+	s, p, x, y := openFakeCUDA(t, so)
+	d := p.squareD(64, x, y)
+	many := []Command{Fill{Region: x.Region()}, d, d, Fill{Region: y.Region()}, d}
+	for _, cmds := range [][]Command{many, {d}, many, {Fill{Region: x.Region()}}} {
+		if err := s.Run(cmds); err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range s.run.launches {
+			if l.Kernel != nil || l.Args != nil {
+				t.Fatalf("launch %d still referenced after Run", i)
+			}
+		}
+		for i, n := range s.runNodes[:cap(s.runNodes)] {
+			if n.Launch != nil || n.Fill != nil {
+				t.Fatalf("node %d still referenced after Run", i)
+			}
+		}
+	}
+	one := []Command{d}
+	if a := testing.AllocsPerRun(200, func() {
+		if err := s.Run(one); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Fatalf("Run of one dispatch allocates %v times", a)
+	}
+}
