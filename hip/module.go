@@ -145,6 +145,10 @@ func (c *Context) paramSizes(h uintptr) []int {
 // Name is the kernel's symbol name.
 func (f *Function) Name() string { return f.name }
 
+// Handle is the driver's handle (CUfunction, hipFunction_t), for code that
+// calls the driver directly; it is valid until the module is closed.
+func (f *Function) Handle() uintptr { return f.h }
+
 // Attributes are the kernel's compiled attributes.
 func (f *Function) Attributes() FuncAttributes { return f.attrs }
 

@@ -37,6 +37,10 @@ func (c *Context) NewStream() (*Stream, error) {
 // Context is the stream's context.
 func (s *Stream) Context() *Context { return s.ctx }
 
+// Handle is the driver's handle (CUstream, hipStream_t), for code that
+// calls the driver directly; it is valid until Close.
+func (s *Stream) Handle() uintptr { return s.h }
+
 // Close destroys the stream; queued work still completes.
 func (s *Stream) Close() error {
 	if s.closed.Swap(true) {
