@@ -1,5 +1,7 @@
 package loom
 
+import "fmt"
+
 // Access is what a kernel may do to the storage behind a buffer or view
 // parameter. It is a may-analysis: AccessWrite means "may write, never
 // reads", and the host must still preserve the old contents (a partial
@@ -26,8 +28,12 @@ func (a Access) String() string {
 	case AccessReadWrite:
 		return "read_write"
 	}
-	return "invalid"
+	return fmt.Sprintf("access(%d)", uint8(a))
 }
+
+// Covers reports whether a permits everything b does: a binding declared a
+// may be used where the kernel body needs b.
+func (a Access) Covers(b Access) bool { return a&b == b }
 
 // Reads reports whether the mode includes reading.
 func (a Access) Reads() bool { return a&AccessRead != 0 }

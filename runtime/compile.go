@@ -202,7 +202,7 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 		}
 		pi := ParamInfo{Name: v.Name, Type: v.Type.String(), Buffer: kind == argBuffer, Bytes: size}
 		if kind == argBuffer {
-			pi.Access = Access(byIndex[i].Access)
+			pi.Access = byIndex[i].Access
 		}
 		ck.kinds = append(ck.kinds, kind)
 		ck.info.Params = append(ck.info.Params, pi)

@@ -1,42 +1,22 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
 
-// Access is how a command uses a region's bytes. The values follow
-// loom.Access, so a conversion between the two is a plain cast.
-type Access uint8
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Access is how a dispatch may use a buffer it binds: the same modes as
+// the kernel bodies' inferred access (loom.Access), spelled as Loom does.
+type Access = loom.Access
 
 // Access modes.
 const (
-	AccessNone Access = iota
-	AccessRead
-	AccessWrite
-	AccessReadWrite
+	AccessNone      = loom.AccessNone
+	AccessRead      = loom.AccessRead
+	AccessWrite     = loom.AccessWrite
+	AccessReadWrite = loom.AccessReadWrite
 )
-
-// String spells the access as Loom does.
-func (a Access) String() string {
-	switch a {
-	case AccessNone:
-		return "none"
-	case AccessRead:
-		return "read"
-	case AccessWrite:
-		return "write"
-	case AccessReadWrite:
-		return "read_write"
-	}
-	return fmt.Sprintf("access(%d)", uint8(a))
-}
-
-// Reads reports whether the access reads.
-func (a Access) Reads() bool { return a&AccessRead != 0 }
-
-// Writes reports whether the access writes.
-func (a Access) Writes() bool { return a&AccessWrite != 0 }
-
-// covers reports whether a declared access permits everything b does.
-func (a Access) covers(b Access) bool { return a&b == b }
 
 // Region is a checked byte range of one allocation of one session. The zero
 // Region belongs to no session and is rejected everywhere. Regions are small

@@ -63,7 +63,7 @@ func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg,
 		if b.Access > AccessReadWrite {
 			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: invalid access %v", ErrArgument, name, p.Name, b.Access)
 		}
-		if !b.Access.covers(p.Access) {
+		if !b.Access.Covers(p.Access) {
 			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s is bound %s but the kernel body needs %s", ErrArgument, name, p.Name, b.Access, p.Access)
 		}
 		if al.weight && b.Access.Writes() {
