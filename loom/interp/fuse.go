@@ -88,13 +88,16 @@ func useCounts(mods []*loom.Module) map[*loom.Op]map[string]int {
 var (
 	countFused bool
 	fusedRuns  atomic.Int64
+	// noFuse, set by tests, compiles load-load-op-store op by op so the
+	// fused and unfused forms can be compared.
+	noFuse bool
 )
 
 // fuseCandidate reports whether ops[i:i+4] is the load-load-op-store shape
 // with single-use intermediates; it looks only at syntax, the slots are
 // checked after the four ops compiled.
 func (c *compiler) fuseCandidate(ops []*loom.Op, i int) bool {
-	if i+4 > len(ops) {
+	if noFuse || i+4 > len(ops) {
 		return false
 	}
 	la, lb, ar, st := ops[i], ops[i+1], ops[i+2], ops[i+3]
@@ -162,11 +165,23 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 	// An in-place update (x[i] = x[i] op y[j]) stores to the block one
 	// of its loads already checked.
 	storeA, storeB := vs == va && is == ia, vs == vb && is == ib
+	sameB := vb == va
 	return func(fr *frame) error {
 		lo, hi := fr.lo, fr.hi
-		if lo < hi && fr.nact == hi-lo {
-			if fa, ok := block32(fr, &fr.V[va.idx][0], ia, lo, hi); ok {
-				if fb, ok := block32(fr, &fr.V[vb.idx][0], ib, lo, hi); ok {
+		if lo < hi && fr.nact == hi-lo && ia.aff && ib.aff {
+			ma, mb := &fr.meta[ia.idx], &fr.meta[ib.idx]
+			if ma.aff && mb.aff && lo >= ma.alo && hi <= ma.ahi && lo >= mb.alo && hi <= mb.ahi {
+				// Both views are checked once, each index block against
+				// the elements its view can address (view32).
+				pa, ea, ok := view32(&fr.V[va.idx][0])
+				pb, eb := pa, ea
+				if ok && !sameB {
+					pb, eb, ok = view32(&fr.V[vb.idx][0])
+				}
+				n := int64(hi - lo)
+				a0, b0 := ma.a0+int64(lo), mb.a0+int64(lo)
+				if ok && a0 >= 0 && a0+n <= ea && b0 >= 0 && b0+n <= eb {
+					fa, fb := pa[a0:a0+n:a0+n], pb[b0:b0+n:b0+n]
 					var fs []float32
 					switch {
 					case storeA: // the same view and index: the same block
@@ -195,6 +210,23 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 		}
 		return nil
 	}
+}
+
+// view32 returns the f32 elements of a rank-1, unit-stride view as one
+// array: element i, for 0 <= i < n, lies inside the view's extent and the
+// bound bytes, 4-byte aligned on a little-endian host; ok is false when
+// that does not hold for the view as a whole (the per-lane path decides
+// then).
+func view32(v *view) (p *[maxBlock32]float32, n int64, ok bool) {
+	end := min(v.lim, int64(len(v.mem)))
+	if v.strides[0] != 1 || !nativeLE || v.base < 0 || v.base > end {
+		return nil, 0, false
+	}
+	q := unsafe.Add(unsafe.Pointer(unsafe.SliceData(v.mem)), v.base)
+	if uintptr(q)%4 != 0 {
+		return nil, 0, false
+	}
+	return (*[maxBlock32]float32)(q), min(v.dims[0], (end-v.base)/4), true
 }
 
 // block32 is contiguous for the fused f32 loops, returning the checked
