@@ -31,6 +31,10 @@ type compiler struct {
 	// ifs holds the latest compile of each scf.if with a varying
 	// condition, for rangeIf to run its regions (rangeif.go).
 	ifs map[*loom.Op]*ifCode
+	// exits counts the lane-ending ops compiled so far (kernel.exit, a
+	// nested kernel.return): a region whose compile left it unchanged
+	// never clears mask lanes in place (runRange).
+	exits int
 }
 
 // scope maps SSA names to slots; regions nest scopes, each inlined call

@@ -91,6 +91,7 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 	y := &yieldSink{dst: &dst, c: c}
 	var codes [2][]instr
 	thenNF := c.k.nF
+	exits := c.exits
 	for i, r := range op.Regions {
 		if i > 1 {
 			return nil, compileErr(r.Pos, ErrInvalid, "scf.if has more than two regions")
@@ -122,7 +123,7 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 			return runCode(fr, code)
 		}, nil
 	}
-	p := &ifCode{then: then, els: els, depth: depth}
+	p := &ifCode{then: then, els: els, depth: depth, noExit: c.exits == exits}
 	if c.ifs == nil {
 		c.ifs = map[*loom.Op]*ifCode{}
 	}
@@ -884,6 +885,9 @@ func (c *compiler) scfLookup(b *block, op *loom.Op) (instr, error) {
 type ifCode struct {
 	then, els []instr
 	depth     int
+	// noExit: no lane can leave the kernel inside the regions, so the
+	// masks they run under are never written in place (rangeMaskOf).
+	noExit bool
 }
 
 // runRange runs the if when its then lanes are the interval [a, b) of the
@@ -892,7 +896,7 @@ type ifCode struct {
 // are made without looking at lanes; otherwise ok is false and nothing has
 // run, so the caller takes the lane-by-lane path.
 func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
-	then, els, depth := p.then, p.els, p.depth
+	then, els := p.then, p.els
 	cur := fr.mask
 	clo, chi, cn := fr.lo, fr.hi, fr.nact
 	ea, eb := clo, chi
@@ -910,7 +914,7 @@ func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
 	if a < b && len(then) > 0 {
 		if a != clo || b != chi {
 			// Otherwise every lane goes on: cur serves.
-			fr.setRange(depth, a, b) // the active mask is now [a, b)
+			p.rangeMaskOf(fr, a, b) // the active mask is now [a, b)
 		}
 		if err := runCode(fr, then); err != nil && err != errAllExited {
 			fr.mask = cur
@@ -919,7 +923,7 @@ func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
 		}
 	}
 	if ea < eb && len(els) > 0 {
-		fr.setRange(depth, ea, eb)
+		p.rangeMaskOf(fr, ea, eb)
 		if err := runCode(fr, els); err != nil && err != errAllExited {
 			fr.mask = cur
 			fr.unbound()
@@ -936,4 +940,24 @@ func (p *ifCode) runRange(fr *frame, a, b int) (ok bool, err error) {
 		return true, errAllExited
 	}
 	return true, nil
+}
+
+// rangeMaskOf makes the lanes [a, b) the active mask. A prefix [0, b) or a
+// suffix [a, L) of the workgroup is a window into the frame's read-only
+// step tables (pre, suf), which costs nothing to set; that is only done
+// for regions that never clear mask lanes in place (noExit), since those
+// tables are shared by every such mask. Any other interval is written
+// into the if's scratch mask (setRange).
+func (p *ifCode) rangeMaskOf(fr *frame, a, b int) {
+	L := fr.L
+	switch {
+	case !p.noExit:
+		fr.setRange(p.depth, a, b)
+	case a == 0:
+		fr.mask, fr.nact, fr.lo, fr.hi = fr.pre[L-b:2*L-b], b, 0, b
+	case b == L:
+		fr.mask, fr.nact, fr.lo, fr.hi = fr.suf[L-a:2*L-a], b-a, a, b
+	default:
+		fr.setRange(p.depth, a, b)
+	}
 }

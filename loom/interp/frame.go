@@ -73,6 +73,10 @@ type frame struct {
 	miv   []maskIv // what is known of each scratch mask's contents
 	top   []bool   // the workgroup-level mask
 	all   []bool   // every lane set; never modified
+	// pre is L set lanes then L clear ones, suf the reverse; never
+	// modified. pre[L-b:2L-b] is the mask of lanes [0, b), suf[L-a:2L-a]
+	// that of lanes [a, L) (ifCode.rangeMaskOf).
+	pre, suf []bool
 
 	wg    [3]int64
 	wgLin int // the (first) workgroup's linear index

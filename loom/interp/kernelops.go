@@ -156,6 +156,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		if b.top {
 			return nil, nil
 		}
+		c.exits++
 		return exitLanes(nil), nil
 	case "exit":
 		if len(op.Operands) != 1 {
@@ -172,6 +173,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 				return nil, err
 			}
 		}
+		c.exits++
 		return c.exitInstr(b.depth+1, cond, epi), nil
 	case "assert":
 		if len(op.Operands) != 1 {

@@ -177,7 +177,7 @@ func TestRangeIfErrors(t *testing.T) {
 		var msgs [2]string
 		for pass, off := range []bool{false, true} {
 			noRangeIf = off
-			err := runInline(t, params, c.body, grid(2, 16), idx(4), idx(9), buf(make([]byte, 64)))
+			err := runInline(t, params, c.body, grid(1, 16), idx(4), idx(9), buf(make([]byte, 64)))
 			var re *RunError
 			if !errors.As(err, &re) || !errors.Is(err, c.class) || !re.HasItem {
 				t.Fatalf("%s unfused=%v: err = %v, want %v naming a work-item", c.name, off, err, c.class)
@@ -186,6 +186,116 @@ func TestRangeIfErrors(t *testing.T) {
 		}
 		if msgs[0] != msgs[1] {
 			t.Fatalf("%s: fused error %q, unfused %q", c.name, msgs[0], msgs[1])
+		}
+	}
+}
+
+// rangeMaskSrc runs guards whose then lanes are a prefix or a suffix of
+// the workgroup (the shared read-only step masks) around code that reads
+// the mask lane by lane (a non-affine guard inside, per-lane i32 stores),
+// and a guard whose region ends lanes with kernel.exit (which must not
+// write into a shared mask), followed by a guard the exited lanes skip.
+const rangeMaskSrc = `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %c64 = index.constant 64 : index
+  kernel.launch.config workgroups(%n, %c1, %c1) workgroup_size(%c64, %c1, %c1) : index
+} launch(%n: index, %m: index, %e: index, %out: buffer) {
+  %tid = kernel.workitem.id<x> : index
+  %gid = kernel.workitem.dispatch.id<x> : index
+  %z = index.constant 0 : offset
+  %v = buffer.view %out[%z] : buffer -> view<[%n]xi32>
+  %one = scalar.constant 1 : i32
+  %sev = scalar.constant 7 : i32
+  %hun = scalar.constant 100 : i32
+  %c0 = index.constant 0 : index
+  %c3 = index.constant 3 : index
+  %g1 = index.cmp ult, %tid, %m : index
+  scf.if %g1 {
+    %r = index.rem %tid, %c3 : index
+    %t = index.cmp eq, %r, %c0 : index
+    scf.if %t {
+      %x = view.load %v[%gid] : view<[%n]xi32> -> i32
+      %y = scalar.addi %x, %sev : i32
+      view.store %y, %v[%gid] : i32, view<[%n]xi32>
+    }
+  } else {
+    %x = view.load %v[%gid] : view<[%n]xi32> -> i32
+    %y = scalar.addi %x, %one : i32
+    view.store %y, %v[%gid] : i32, view<[%n]xi32>
+  }
+  %g2 = index.cmp slt, %tid, %m : index
+  scf.if %g2 {
+    %d = index.cmp eq, %tid, %e : index
+    kernel.exit %d : i1
+    %x = view.load %v[%gid] : view<[%n]xi32> -> i32
+    %y = scalar.addi %x, %one : i32
+    view.store %y, %v[%gid] : i32, view<[%n]xi32>
+  }
+  %g3 = index.cmp ult, %tid, %m : index
+  scf.if %g3 {
+    %x = view.load %v[%gid] : view<[%n]xi32> -> i32
+    %y = scalar.addi %x, %hun : i32
+    view.store %y, %v[%gid] : i32, view<[%n]xi32>
+  }
+  %g4 = index.cmp ult, %tid, %m : index
+  scf.if %g4 {
+    %x = view.load %v[%gid] : view<[%n]xi32> -> i32
+    %y = scalar.addi %x, %sev : i32
+    view.store %y, %v[%gid] : i32, view<[%n]xi32>
+  }
+  kernel.return
+}
+`
+
+// TestRangeMasks runs rangeMaskSrc fused and unfused against Go, in
+// frames reused across workgroups and runs (a shared mask written by an
+// exit would corrupt later groups).
+func TestRangeMasks(t *testing.T) {
+	m := parseSrc(t, rangeMaskSrc)
+	defer func() { noRangeIf = false }()
+	const groups, L = 4, 64
+	for _, bound := range []int64{0, 1, 20, 63, 64, 100} {
+		for _, e := range []int64{0, 5, 63, 64} {
+			var outs [2][]byte
+			for pass, off := range []bool{false, true} {
+				noRangeIf = off
+				r := compileRun(t, m, "k", Options{Workers: 1})
+				out := make([]byte, 4*groups*L)
+				for rep := 0; rep < 2; rep++ {
+					if err := r.k.Run(grid(groups, L), []Arg{idx(groups * L), idx(bound), idx(e), buf(out)}); err != nil {
+						t.Fatalf("m=%d e=%d unfused=%v: %v", bound, e, off, err)
+					}
+				}
+				want := make([]int32, groups*L)
+				for i := range want {
+					tid := int64(i % L)
+					var v int32
+					if tid < bound {
+						if tid%3 == 0 {
+							v += 7
+						}
+					} else {
+						v++
+					}
+					if tid < bound {
+						if tid == e {
+							want[i] = 2 * v
+							continue
+						}
+						v++
+					}
+					if tid < bound {
+						v += 107
+					}
+					want[i] = 2 * v // two runs accumulate
+				}
+				exactI32(t, "rangemask", bytesI32(out), want)
+				outs[pass] = out
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				t.Fatalf("m=%d e=%d: fused and unfused bytes differ", bound, e)
+			}
 		}
 	}
 }

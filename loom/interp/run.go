@@ -112,6 +112,9 @@ func (k *Kernel) newFrame(L int) *frame {
 	for l := range fr.all {
 		fr.all[l] = true
 	}
+	fr.pre, fr.suf = make([]bool, 2*L), make([]bool, 2*L)
+	copy(fr.pre, fr.all)
+	copy(fr.suf[L:], fr.all)
 	mc := max(k.maxComps, 1)
 	for i := range fr.scrI {
 		fr.scrI[i] = make([]int64, mc*L)
