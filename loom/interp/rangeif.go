@@ -76,6 +76,9 @@ func (c *compiler) rangeIf(b *block, ops []*loom.Op, code []instr) instr {
 	}
 	cmpIn, ifIn := code[0], code[1]
 	ai, ui := a.idx, u.idx
+	// A guard with only a then region, inside which no lane can exit,
+	// runs it here: runRange's else and exit handling do not apply.
+	thenOnly, then, depth := len(p.els) == 0 && p.noExit, p.then, p.depth
 	return func(fr *frame) error {
 		lo, hi := fr.lo, fr.hi
 		if a.aff && lo < hi && fr.nalive == fr.L && fr.nact == hi-lo {
@@ -83,6 +86,41 @@ func (c *compiler) rangeIf(b *block, ops []*loom.Op, code []instr) instr {
 			a0, y := m.a0, fr.I[ui][0]
 			if m.aff && lo >= m.alo && hi <= m.ahi && a0+int64(lo) >= 0 && (!ult || y >= 0) {
 				ra, rb := cmpRange(eq, a0, y, lo, hi)
+				if thenOnly {
+					if countFused {
+						rangeIfRuns.Add(1)
+					}
+					if ra == rb || len(then) == 0 {
+						return nil
+					}
+					cur, cn := fr.mask, fr.nact
+					if ra != lo || rb != hi {
+						// As rangeMaskOf.
+						L := fr.L
+						switch {
+						case ra == 0:
+							fr.mask = fr.pre[L-rb : 2*L-rb]
+						case rb == L:
+							fr.mask = fr.suf[L-ra : 2*L-ra]
+						default:
+							fr.setRange(depth, ra, rb)
+						}
+						fr.nact, fr.lo, fr.hi = rb-ra, ra, rb
+					}
+					for _, in := range then {
+						if err := in(fr); err != nil {
+							if err == errAllExited {
+								break
+							}
+							fr.mask = cur
+							fr.unbound()
+							return err
+						}
+					}
+					// Every lane is still alive (noExit): cur is unchanged.
+					fr.mask, fr.nact, fr.lo, fr.hi = cur, cn, lo, hi
+					return nil
+				}
 				if ok, err := p.runRange(fr, ra, rb); ok {
 					if countFused {
 						rangeIfRuns.Add(1)
