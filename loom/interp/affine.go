@@ -93,19 +93,21 @@ func affineOffset(op *loom.Op, r, v, ua, ub *slot, general instr, tg target) ins
 	r.aff = true
 	lim := tg.indexMax
 	bits := tg.indexBits
+	vi, ui := v.idx, ua.idx
 	return func(fr *frame) error {
-		a0, ok := fr.affine(v)
-		if !ok {
+		// fr.affine(v), written out: this runs at every loop step.
+		lo, hi := fr.lo, fr.hi
+		mv := &fr.meta[vi]
+		if !v.aff || !mv.aff || lo < mv.alo || hi > mv.ahi {
 			fr.meta[r.idx].aff, fr.meta[r.idx].unwritten = false, false
 			fr.writeAffine(v)
 			return general(fr)
 		}
-		u := fr.I[ua.idx][0]
+		u := fr.I[ui][0]
 		if ub != nil {
 			u *= fr.I[ub.idx][0]
 		}
-		base := a0 + u
-		lo, hi := fr.lo, fr.hi
+		base := mv.a0 + u
 		if r.lazyAff && lo < hi && base+int64(lo) >= tg.indexMin && base+int64(hi-1) <= lim {
 			// Every value fits; the one consumer reads the meta.
 			m := &fr.meta[r.idx]
