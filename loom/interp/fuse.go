@@ -213,11 +213,11 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 }
 
 // view32 returns the f32 elements of a rank-1, unit-stride view as one
-// array: element i, for 0 <= i < n, lies inside the view's extent and the
+// slice: element i, for 0 <= i < n, lies inside the view's extent and the
 // bound bytes, 4-byte aligned on a little-endian host; ok is false when
 // that does not hold for the view as a whole (the per-lane path decides
 // then).
-func view32(v *view) (p *[maxBlock32]float32, n int64, ok bool) {
+func view32(v *view) (p []float32, n int64, ok bool) {
 	end := min(v.lim, int64(len(v.mem)))
 	if v.strides[0] != 1 || !nativeLE || v.base < 0 || v.base > end {
 		return nil, 0, false
@@ -226,7 +226,11 @@ func view32(v *view) (p *[maxBlock32]float32, n int64, ok bool) {
 	if uintptr(q)%4 != 0 {
 		return nil, 0, false
 	}
-	return (*[maxBlock32]float32)(q), min(v.dims[0], (end-v.base)/4), true
+	n = min(v.dims[0], (end-v.base)/4)
+	if n <= 0 {
+		return nil, 0, n == 0
+	}
+	return unsafe.Slice((*float32)(q), n), n, true
 }
 
 // block32 is contiguous for the fused f32 loops, returning the checked
@@ -245,9 +249,6 @@ func block32(fr *frame, v *view, ix *slot, lo, hi int) ([]float32, bool) {
 	}
 	n := int64(hi - lo)
 	first := m.a0 + int64(lo)
-	if n > maxBlock32 {
-		return nil, false
-	}
 	if first < 0 || first+n > v.dims[0] {
 		return nil, false
 	}
@@ -259,15 +260,8 @@ func block32(fr *frame, v *view, ix *slot, lo, hi int) ([]float32, bool) {
 	if uintptr(p)%4 != 0 {
 		return nil, false
 	}
-	// An array pointer sliced costs one length check; unsafe.Slice costs
-	// several (n is at most the bound bytes / 4).
-	return (*[maxBlock32]float32)(p)[:n:n], true
+	return unsafe.Slice((*float32)(p), n), true
 }
-
-// maxBlock32 bounds the float32 blocks block32 returns: a Go slice of a
-// buffer never holds more than this many float32 values on 64-bit hosts
-// in practice, and a larger block falls back to the op-by-op path.
-const maxBlock32 = 1 << 40
 
 // inPlace32 is inPlace for float32 blocks of equal length.
 func inPlace32(dst, src []float32) bool {

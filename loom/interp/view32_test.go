@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"unsafe"
 )
 
 // view32Src is an in-place f32 step on a view that starts at a byte
@@ -91,7 +92,10 @@ func TestFusedViewOffset(t *testing.T) {
 				t.Fatalf("off=%d %+v: fused and unfused bytes differ", off, c)
 			}
 			inRange := c.s >= c.n && c.n+c.s <= c.m && 4*(c.n+c.s) <= 4*c.floats
-			if wantFused := inRange && off%4 == 0; (fused > 0) != wantFused {
+			// The allocator may place a small buffer off 4-byte alignment:
+			// what counts is the address of the view's first byte.
+			aligned := uintptr(unsafe.Pointer(&res[0][off]))%4 == 0
+			if wantFused := inRange && aligned; (fused > 0) != wantFused {
 				t.Fatalf("off=%d %+v: %d fused steps, want fused=%v", off, c, fused, wantFused)
 			}
 		}
