@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -171,6 +172,28 @@ func FuzzRun(f *testing.F) {
 			if err != nil && strings.Contains(err.Error(), "executor fault") {
 				t.Fatalf("panic inside the executor (batch %d):\n%s\n%v", groups, src, err)
 			}
+		}
+		// The fused forms (rangeif.go, fuse.go) must give the bytes and
+		// errors of the ops run one by one; one worker keeps the order
+		// of workgroups, and so the results, deterministic.
+		var outs [2][2][]byte
+		var errs [2]string
+		for pass, off := range []bool{false, true} {
+			noRangeIf, noFuse = off, off
+			k1, err := Compile([]*loom.Module{m}, "k", Options{Workers: 1})
+			noRangeIf, noFuse = false, false
+			if err != nil {
+				t.Fatalf("compile with fusion off=%v: %v", off, err)
+			}
+			bf, bi := make([]byte, 4*n), make([]byte, 4*n)
+			if err := k1.Run(Launch{Workgroups: [3]int{2, 1, 1}, WorkgroupSize: [3]int{int(n) + 3, 1, 1}},
+				[]Arg{idx(n), buf(bf), buf(bi)}); err != nil {
+				errs[pass] = err.Error()
+			}
+			outs[pass] = [2][]byte{bf, bi}
+		}
+		if errs[0] != errs[1] || !bytes.Equal(outs[0][0], outs[1][0]) || !bytes.Equal(outs[0][1], outs[1][1]) {
+			t.Fatalf("fused and unfused runs differ:\n%s\nfused: %q %v %v\nunfused: %q %v %v", src, errs[0], outs[0][0], outs[0][1], errs[1], outs[1][0], outs[1][1])
 		}
 	})
 }
