@@ -181,7 +181,8 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 				n := int64(hi - lo)
 				a0, b0 := ma.a0+int64(lo), mb.a0+int64(lo)
 				if ok && a0 >= 0 && a0+n <= ea && b0 >= 0 && b0+n <= eb {
-					fa, fb := pa[a0:a0+n:a0+n], pb[b0:b0+n:b0+n]
+					fa := unsafe.Slice((*float32)(unsafe.Add(pa, 4*a0)), n)
+					fb := unsafe.Slice((*float32)(unsafe.Add(pb, 4*b0)), n)
 					var fs []float32
 					switch {
 					case storeA: // the same view and index: the same block
@@ -212,25 +213,18 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 	}
 }
 
-// view32 returns the f32 elements of a rank-1, unit-stride view as one
-// slice: element i, for 0 <= i < n, lies inside the view's extent and the
-// bound bytes, 4-byte aligned on a little-endian host; ok is false when
-// that does not hold for the view as a whole (the per-lane path decides
-// then).
-func view32(v *view) (p []float32, n int64, ok bool) {
+// view32 returns the f32 elements of a rank-1, unit-stride view: element
+// i, for 0 <= i < n, is the float32 at p+4i, inside the view's extent and
+// the bound bytes, 4-byte aligned on a little-endian host; ok is false
+// when that does not hold for the view as a whole (the per-lane path
+// decides then). Small enough to inline: it runs at every fused step.
+func view32(v *view) (p unsafe.Pointer, n int64, ok bool) {
 	end := min(v.lim, int64(len(v.mem)))
 	if v.strides[0] != 1 || !nativeLE || v.base < 0 || v.base > end {
 		return nil, 0, false
 	}
-	q := unsafe.Add(unsafe.Pointer(unsafe.SliceData(v.mem)), v.base)
-	if uintptr(q)%4 != 0 {
-		return nil, 0, false
-	}
-	n = min(v.dims[0], (end-v.base)/4)
-	if n <= 0 {
-		return nil, 0, n == 0
-	}
-	return unsafe.Slice((*float32)(q), n), n, true
+	p = unsafe.Add(unsafe.Pointer(unsafe.SliceData(v.mem)), v.base)
+	return p, min(v.dims[0], (end-v.base)/4), uintptr(p)%4 == 0
 }
 
 // block32 is contiguous for the fused f32 loops, returning the checked
