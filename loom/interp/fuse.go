@@ -286,6 +286,7 @@ func binBlock32(op byte, R, A, B []float32) {
 	A, B = A[:len(R)], B[:len(R)]
 	if hasFMA && len(R) >= 8 {
 		n := len(R) &^ 7
+		full := n == len(R) // no tail: the tree steps of 8 and more lanes
 		switch op {
 		case '+':
 			addF32AVX(R[:n], A[:n], B[:n])
@@ -295,6 +296,9 @@ func binBlock32(op byte, R, A, B []float32) {
 			mulF32AVX(R[:n], A[:n], B[:n])
 		case '/':
 			divF32AVX(R[:n], A[:n], B[:n])
+		}
+		if full {
+			return
 		}
 		R, A, B = R[n:], A[n:], B[n:]
 	}
