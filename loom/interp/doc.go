@@ -26,7 +26,11 @@
 // consumer falls back to its lanes (lazy.go). Adjacent f32 ops with
 // single-use intermediates — load, load, arithmetic, store; a guarded load
 // stored to memory — run as one block loop when their accesses are
-// contiguous, and op by op otherwise (fuse.go).
+// contiguous, and op by op otherwise (fuse.go). A comparison of an affine
+// index read only by the scf.if right after it is fused with that if: the
+// lane range comes from the index's facts and the regions run over it,
+// under a window of read-only step masks when the range is a prefix or a
+// suffix of the workgroup and no lane can exit inside (rangeif.go).
 //
 // Run spreads the workgroups of a launch over a bounded pool of goroutines.
 // Every load, store and atomic is checked against its view's extents and the
