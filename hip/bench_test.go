@@ -258,7 +258,7 @@ func BenchmarkVersusNative(b *testing.B) {
 }
 
 // nativeRounds is how many chunks each side of BenchmarkVersusNative runs.
-const nativeRounds = 15
+const nativeRounds = 41
 
 // versus alternates native and ours, chunks of b.N units (perCall units a
 // call), and reports per-unit medians and the median ratio.

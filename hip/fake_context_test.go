@@ -260,7 +260,7 @@ type fakeHooks struct {
 	streamContext func(on bool)
 }
 
-func loadFakeHooks(t *testing.T, so string) fakeHooks {
+func loadFakeHooks(t testing.TB, so string) fakeHooks {
 	t.Helper()
 	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {

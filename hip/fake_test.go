@@ -14,7 +14,7 @@ import (
 // fakeDriver builds testdata/fakedriver.c, plus a stub for every other
 // symbol in the CUDA table except those in omit, into a shared library.
 // Tests using it skip where no C compiler is installed.
-func fakeDriver(t *testing.T, omit ...string) string {
+func fakeDriver(t testing.TB, omit ...string) string {
 	t.Helper()
 	cc, err := exec.LookPath("cc")
 	if err != nil {

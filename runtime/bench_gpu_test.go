@@ -16,7 +16,7 @@ import (
 // BenchmarkSessionVersusNative compares direct dispatch through the session
 // (Run of one command: checks, argument packing, the launch) with a native C
 // loop of cuLaunchKernel over the same compiled kernel on the same stream,
-// in one process, alternating chunks of b.N launches (15 each, order swapped
+// in one process, alternating chunks of b.N launches (41 each, order swapped
 // every round); it reports per-launch medians and the median ratio. It needs
 // a CUDA device and LOOM_NATIVE_LOOP, hip/testdata/native_loop.c built as a
 // shared library (hip/testdata/benchcmp.sh builds it).
@@ -94,7 +94,7 @@ func BenchmarkSessionVersusNative(b *testing.B) {
 	}
 	var nat, go_, ratio []float64
 	b.ResetTimer()
-	for r := range 15 {
+	for r := range 41 {
 		var tn, tg float64
 		if r%2 == 0 {
 			tn, tg = timed(native), timed(ours)
