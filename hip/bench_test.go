@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/loomgen/loomgen/internal/sidebyside"
 )
 
 // Compare with testdata/bench_native.c at equal work: the native program's
@@ -267,34 +267,18 @@ func versus(b *testing.B, unit string, perCall int, native, ours func(n int) err
 	if err := errors.Join(native(min(n, 1000)), ours(min(n, 1000))); err != nil { // warm both paths
 		b.Fatal(err)
 	}
-	timed := func(f func(int) error) float64 {
-		start := time.Now()
-		if err := f(n); err != nil {
-			b.Fatal(err)
+	timed := func(f func(int) error) func() (float64, error) {
+		return func() (float64, error) {
+			start := time.Now()
+			err := f(n)
+			return float64(time.Since(start).Nanoseconds()) / float64(n*perCall), err
 		}
-		return float64(time.Since(start).Nanoseconds()) / float64(n*perCall)
 	}
-	var nat, go_, ratio []float64
 	b.ResetTimer()
-	for r := range nativeRounds {
-		var tn, tg float64
-		if r%2 == 0 {
-			tn, tg = timed(native), timed(ours)
-		} else {
-			tg, tn = timed(ours), timed(native)
-		}
-		nat, go_, ratio = append(nat, tn), append(go_, tg), append(ratio, tg/tn)
-	}
+	r, err := sidebyside.Run(nativeRounds, timed(native), timed(ours))
 	b.StopTimer()
-	b.ReportMetric(median(nat), "native-ns/"+unit)
-	b.ReportMetric(median(go_), "go-ns/"+unit)
-	b.ReportMetric(median(ratio), "go/native")
-	b.ReportMetric(slices.Min(ratio), "min-go/native")
-	b.ReportMetric(slices.Max(ratio), "max-go/native")
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.Report(b, "ns/"+unit, "native", "go")
 }

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/ebitengine/purego"
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/sidebyside"
 )
 
 // BenchmarkSessionVersusNative compares direct dispatch through the session
@@ -82,32 +82,21 @@ func BenchmarkSessionVersusNative(b *testing.B) {
 		}
 		return s.Synchronize()
 	}
-	timed := func(f func() error) float64 {
-		start := time.Now()
-		if err := f(); err != nil {
-			b.Fatal(err)
+	timed := func(f func() error) func() (float64, error) {
+		return func() (float64, error) {
+			start := time.Now()
+			err := f()
+			return float64(time.Since(start).Nanoseconds()) / float64(n), err
 		}
-		return float64(time.Since(start).Nanoseconds()) / float64(n)
 	}
 	if err := errors.Join(ours(), native()); err != nil {
 		b.Fatal(err)
 	}
-	var nat, go_, ratio []float64
 	b.ResetTimer()
-	for r := range 41 {
-		var tn, tg float64
-		if r%2 == 0 {
-			tn, tg = timed(native), timed(ours)
-		} else {
-			tg, tn = timed(ours), timed(native)
-		}
-		nat, go_, ratio = append(nat, tn), append(go_, tg), append(ratio, tg/tn)
-	}
+	r, err := sidebyside.Run(41, timed(native), timed(ours))
 	b.StopTimer()
-	med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
-	b.ReportMetric(med(nat), "native-ns/launch")
-	b.ReportMetric(med(go_), "session-ns/launch")
-	b.ReportMetric(med(ratio), "session/native")
-	b.ReportMetric(slices.Min(ratio), "min-session/native")
-	b.ReportMetric(slices.Max(ratio), "max-session/native")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.Report(b, "ns/launch", "native", "session")
 }
