@@ -214,6 +214,20 @@ func BenchmarkVersusNative(b *testing.B) {
 		return p
 	}
 	launchLoop, graphLoop := sym("native_launch_loop"), sym("native_graph_loop")
+	nop, nopLoop := sym("native_nop"), sym("native_nop_loop")
+	// The floor under every ratio: one call into C from Go (purego's
+	// transition) against one call from C.
+	b.Run("call", func(b *testing.B) {
+		versus(b, "call", 1, func(n int) error {
+			purego.SyscallN(nopLoop, uintptr(n))
+			return nil
+		}, func(n int) error {
+			for range n {
+				purego.SyscallN(nop)
+			}
+			return nil
+		})
+	})
 	// The native loops run with the context current, as bench_native.c does.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -16,6 +16,17 @@ int native_launch_loop(CUfunction fn, CUstream s, int n) {
 	return cuStreamSynchronize(s);
 }
 
+// native_nop and native_nop_loop measure a bare call: the loop calls
+// native_nop through a volatile pointer, so the C side pays a real call too.
+int native_nop(void) { return 0; }
+
+int native_nop_loop(int n) {
+	int (*volatile f)(void) = native_nop;
+	int r = 0;
+	for (int i = 0; i < n; i++) r |= f();
+	return r;
+}
+
 int native_graph_loop(CUgraphExec e, CUstream s, int n) {
 	for (int i = 0; i < n; i++) {
 		CUresult r = cuGraphLaunch(e, s);
