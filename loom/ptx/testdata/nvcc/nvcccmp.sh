@@ -49,6 +49,9 @@ out=$tmp/kernels_nvcc.ptx
 echo "nvcc PTX: $out ($(wc -l <"$out") lines)"
 if [ -n "${PTX_DUMP:-}" ]; then
 	mkdir -p "$PTX_DUMP"
+	# Absolute, since the benchmark runs from loom/ptx.
+	PTX_DUMP=$(cd "$PTX_DUMP" && pwd)
+	export PTX_DUMP
 	cp "$out" "$PTX_DUMP/"
 fi
 
