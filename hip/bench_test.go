@@ -43,9 +43,9 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 }
 
 // BenchmarkLaunchRaw is the floor under BenchmarkLaunchEmpty: the same
-// cuLaunchKernel through purego on one locked thread with the context made
-// current once, without Stream.Launch's checks and per-call context switch.
-// The difference between the two is what the binding itself costs.
+// cuLaunchKernel through the hot path's call frame, on one locked thread
+// with the context made current once, without Stream.Launch's checks. The
+// difference between the two is what the binding's checks cost.
 func BenchmarkLaunchRaw(b *testing.B) {
 	c, k := kernels(b)
 	s := benchStream(b)
@@ -54,9 +54,9 @@ func BenchmarkLaunchRaw(b *testing.B) {
 	if r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:]); r != 0 {
 		b.Fatal(c.fail(fnCtxSetCurrent, r))
 	}
-	argv := []uintptr{k.empty.h, 1, 1, 1, 32, 1, 1, 0, s.h, uintptr(unsafe.Pointer(&noParams[0])), 0}
+	f := &cframe{fn: c.lib.fn[fnLaunchKernel], a: [11]uintptr{k.empty.h, 1, 1, 1, 32, 1, 1, 0, s.h, uintptr(unsafe.Pointer(&noParams[0])), 0}}
 	for i := 0; i < 1000; i++ {
-		c.lib.callArgs(fnLaunchKernel, argv)
+		f.status()
 	}
 	if err := s.Synchronize(); err != nil {
 		b.Fatal(err)
@@ -64,7 +64,7 @@ func BenchmarkLaunchRaw(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if r := c.lib.callArgs(fnLaunchKernel, argv); r != 0 {
+		if r := f.status(); r != 0 {
 			b.Fatal(c.fail(fnLaunchKernel, r))
 		}
 	}

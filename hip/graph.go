@@ -143,7 +143,7 @@ func (e *GraphExec) Launch(s *Stream) error {
 		return err
 	}
 	s.mu.Lock()
-	s.argv = [11]uintptr{e.h, s.h}
+	s.frame.a = [11]uintptr{e.h, s.h}
 	err := s.hot(fnGraphLaunch)
 	s.mu.Unlock()
 	return err

@@ -173,7 +173,7 @@ func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) e
 	}
 	grid, block = grid.norm(), block.norm()
 	s.mu.Lock()
-	s.argv = [11]uintptr{f.h,
+	s.frame.a = [11]uintptr{f.h,
 		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
 		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
 		uintptr(shared), s.h, a.kernelParams(), 0}

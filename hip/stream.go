@@ -16,11 +16,11 @@ type Stream struct {
 	ctx    *Context
 	h      uintptr
 	closed atomic.Bool
-	// mu guards argv, the preallocated argument array of the hot calls
-	// (Launch, GraphExec.Launch): one array per stream keeps them free of
-	// allocation, and work on one stream is ordered anyway.
-	mu   sync.Mutex
-	argv [11]uintptr
+	// mu guards frame, the preallocated call of the hot paths (Launch,
+	// GraphExec.Launch): one per stream keeps them free of allocation, and
+	// work on one stream is ordered anyway.
+	mu    sync.Mutex
+	frame cframe
 }
 
 // NewStream creates a stream that does not synchronise with the legacy
@@ -82,12 +82,13 @@ func (s *Stream) Done() (bool, error) {
 	return false, err
 }
 
-// hot runs a preallocated-argument call on the stream: no allocation unless
+// hot runs the call id with the arguments in s.frame: no allocation unless
 // it fails.
 func (s *Stream) hot(id fnID) error {
 	c := s.ctx
+	s.frame.fn = c.lib.fn[id]
 	if !c.lib.setForStreams.Load() {
-		r := c.lib.callArgs(id, s.argv[:])
+		r := s.frame.status()
 		if r == 0 {
 			return nil
 		}
@@ -108,11 +109,12 @@ func (s *Stream) hot(id fnID) error {
 // hotCurrent is hot with the context made current on the calling thread.
 func (s *Stream) hotCurrent(id fnID) error {
 	c := s.ctx
+	s.frame.fn = c.lib.fn[id]
 	runtime.LockOSThread()
 	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
 	var r2 int32
 	if r == 0 {
-		r2 = c.lib.callArgs(id, s.argv[:])
+		r2 = s.frame.status()
 	}
 	runtime.UnlockOSThread()
 	if r != 0 {

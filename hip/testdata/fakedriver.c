@@ -91,3 +91,12 @@ int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned 
 	}
 	return env("FAKE_LAUNCH", 0);
 }
+
+/* fake_args11 folds its eleven arguments in order, so a caller can check
+ * that each reached its place (the hot-path call frame's trampoline). */
+long fake_args11(long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8, long a9, long a10) {
+	long v[11] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10};
+	unsigned long h = 17;
+	for (int i = 0; i < 11; i++) h = h * 1000003u ^ (unsigned long)v[i];
+	return (long)h;
+}

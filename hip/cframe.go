@@ -1,0 +1,18 @@
+package hip
+
+// cframe is one C call for the hot paths: the function, up to eleven
+// integer or pointer arguments (unused ones are ignored by the callee, as
+// the C calling conventions allow), and the result. It lives in heap
+// storage owned by the caller (a Stream), so a call allocates nothing.
+type cframe struct {
+	fn uintptr
+	a  [11]uintptr
+	r  uintptr
+}
+
+// status calls the frame's function and returns its result as a driver
+// status code.
+func (f *cframe) status() int32 {
+	f.call()
+	return int32(f.r)
+}
