@@ -33,6 +33,18 @@ func (k *Kernel) laneBytes() int {
 	return n
 }
 
+// noRerun, set by tests, reports a failed batch's own error instead of
+// running its workgroups again one by one (Run).
+var noRerun bool
+
+// groupBatchLanes is the largest workgroup Run batches when the kernel
+// has barriers or collectives. Their cost is per lane (a reduction walks
+// its lanes batched or not), and a batch loses the lane facts of the
+// work-item id (it repeats per workgroup), so larger groups ran slower
+// batched (BenchmarkBatchedGroups: block_max at 128 lanes, the strided
+// reduction at 256), while 8 to 32 lanes gained a little.
+const groupBatchLanes = 32
+
 // batchGroups, when above 1, fixes the workgroups per batch (tests).
 var batchGroups = 0
 

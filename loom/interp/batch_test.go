@@ -34,8 +34,9 @@ func TestBatchedForm(t *testing.T) {
 	}
 }
 
-// A kernel without barriers has a batched form; one with a barrier or
-// workgroup memory does not.
+// A kernel without workgroup memory has a batched form (barriers and
+// collectives act per workgroup of the batch); one with workgroup memory
+// does not.
 func TestBatchEligibility(t *testing.T) {
 	for _, c := range []struct {
 		file, export string
@@ -43,6 +44,9 @@ func TestBatchEligibility(t *testing.T) {
 	}{
 		{"saxpy.loom", "saxpy", true},
 		{"reduce_sum_workgroup.loom", "reduce_sum_f32", false},
+		{"matmul_tiled.loom", "matmul_f32", false},
+		{"workgroup_reduce.loom", "block_max", true},
+		{"subgroup_reduce.loom", "subgroup_sum_max", true},
 	} {
 		r := compileRun(t, corpus(t, c.file), c.export, Options{})
 		if got := r.k.batch != nil; got != c.want {

@@ -33,7 +33,8 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 		if err != nil {
 			return nil, err
 		}
-		r, err := c.result(b, op, 0, wg && what == "reduce")
+		// A batch holds several workgroups: their reductions differ.
+		r, err := c.result(b, op, 0, wg && what == "reduce" && !c.k.batched)
 		if err != nil {
 			return nil, err
 		}
@@ -56,19 +57,27 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 		}
 		return func(fr *frame) error {
 			if wg && fr.nact != fr.nalive {
-				return newTrap(op, fr.firstActive(), ErrDivergentBarrier, "%s reached by %d of %d work-items", op.Name, fr.nact, fr.nalive)
+				if err := fr.divergent(op, op.Name); err != nil {
+					return err
+				}
 			}
 			group := sg
 			if wg {
-				group = fr.L
+				group = fr.grp
 			}
-			for g0 := 0; g0 < fr.L; g0 += group {
-				g1 := min(g0+group, fr.L)
-				if what == "reduce" && size > 0 && !wg {
-					clusterReduce(fr, cb, x, r, g0, g1, int(size), int(stride))
+			for gs := 0; gs < fr.L; gs += fr.grp {
+				if fr.groupIdle(gs) {
 					continue
 				}
-				combineRange(fr, cb, x, r, g0, g1, what == "scan", excl, rev)
+				ge := gs + fr.grp
+				for g0 := gs; g0 < ge; g0 += group {
+					g1 := min(g0+group, ge)
+					if what == "reduce" && size > 0 && !wg {
+						clusterReduce(fr, cb, x, r, g0, g1, int(size), int(stride))
+						continue
+					}
+					combineRange(fr, cb, x, r, g0, g1, what == "scan", excl, rev)
+				}
 			}
 			return nil
 		}, nil
@@ -102,20 +111,23 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 				}
 				return fr.I[s.idx][l]
 			}
+			grp := fr.grp
 			for l := range fr.L {
 				if !fr.mask[l] {
 					continue
 				}
+				// Segments are counted from the lane's workgroup start.
+				gs := l / grp * grp
 				w := get(wd, l)
 				if w <= 0 || w > int64(sg) || w&(w-1) != 0 {
 					return newTrap(op, l, ErrInvalid, "shuffle width %d is not a power of two up to %d", w, sg)
 				}
 				o := get(off, l)
-				seg := int64(l) / w * w
+				seg := int64(gs) + int64(l-gs)/w*w
 				var src int64
 				switch mode {
 				case "xor":
-					src = int64(l) ^ o
+					src = int64(gs) + (int64(l-gs) ^ o)
 				case "up":
 					src = int64(l) - o
 				case "down":
@@ -123,7 +135,7 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 				case "index":
 					src = seg + o
 				}
-				ok := src >= seg && src < seg+w && src < int64(fr.L) && fr.mask[src]
+				ok := src >= seg && src < seg+w && src < int64(gs+grp) && fr.mask[src]
 				if !ok {
 					src = int64(l)
 				}
@@ -180,8 +192,10 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 				fr.copySlot(r, x)
 				return nil
 			}
-			for g0 := 0; g0 < fr.L; g0 += sg {
-				g1 := min(g0+sg, fr.L)
+			// Subgroups end at their workgroup's end (a batch's next
+			// workgroup starts a new one).
+			for g0, g1 := 0, 0; g0 < fr.L; g0 = g1 {
+				g1 = min(g0+sg, g0/fr.grp*fr.grp+fr.grp)
 				src := -1
 				for l := g0; l < g1; l++ {
 					if !fr.mask[l] {
@@ -232,7 +246,7 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 			}
 			p = ops[0]
 		}
-		r, err := c.result(b, op, 0, wg)
+		r, err := c.result(b, op, 0, wg && !c.k.batched)
 		if err != nil {
 			return nil, err
 		}
@@ -241,14 +255,21 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 		}
 		return func(fr *frame) error {
 			if wg && fr.nact != fr.nalive {
-				return newTrap(op, fr.firstActive(), ErrDivergentBarrier, "%s reached by %d of %d work-items", op.Name, fr.nact, fr.nalive)
+				if err := fr.divergent(op, op.Name); err != nil {
+					return err
+				}
 			}
 			group := sg
 			if wg {
-				group = fr.L
+				group = fr.grp
 			}
-			for g0 := 0; g0 < fr.L; g0 += group {
-				g1 := min(g0+group, fr.L)
+			for g0, g1 := 0, 0; g0 < fr.L; g0 = g1 {
+				gs := g0 / fr.grp * fr.grp
+				g1 = min(g0+group, gs+fr.grp)
+				if g0 == gs && fr.groupIdle(gs) {
+					g1 = gs + fr.grp
+					continue
+				}
 				anyv, allv, count, ballot := false, true, int64(0), int64(0)
 				for l := g0; l < g1; l++ {
 					if !fr.mask[l] {
@@ -277,7 +298,7 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 				default:
 					v = ballot
 				}
-				if wg {
+				if r.uni {
 					fr.I[r.idx][0] = v
 					continue
 				}

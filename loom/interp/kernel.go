@@ -77,6 +77,10 @@ type Kernel struct {
 	noBatch string
 	// batch is the batched form, nil when the kernel has none.
 	batch *Kernel
+	// groupOps: the kernel has barriers, collectives or subgroup ids,
+	// which a batch runs per workgroup (groups.go); Run batches such a
+	// kernel only for small workgroups (groupBatchLanes).
+	groupOps bool
 }
 
 // target is the emulated target after defaults.

@@ -106,7 +106,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			return nil
 		}, nil
 	case "subgroup.id", "subgroup.lane.id":
-		c.k.noBatch = op.Name
+		c.k.groupOps = true
 		r, err := c.result(b, op, 0, false)
 		if err != nil {
 			return nil, err
@@ -114,12 +114,16 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		sg := int64(c.k.tgt.subgroup)
 		lane := rest == "subgroup.lane.id"
 		return func(fr *frame) error {
-			out := fr.I[r.idx]
+			// Subgroups are counted within each workgroup (a batch holds
+			// several, fr.grp lanes each).
+			out := fr.I[r.idx][:fr.L]
+			grp := fr.grp
 			for l := range out {
+				w := int64(l % grp)
 				if lane {
-					out[l] = int64(l) % sg
+					out[l] = w % sg
 				} else {
-					out[l] = int64(l) / sg
+					out[l] = w / sg
 				}
 			}
 			return nil
@@ -131,21 +135,21 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		}
 		return nil, c.bind(b, op, 0, s)
 	case "subgroup.count":
-		c.k.noBatch = op.Name
 		r, err := c.result(b, op, 0, true)
 		if err != nil {
 			return nil, err
 		}
 		sg := c.k.tgt.subgroup
 		return func(fr *frame) error {
-			fr.I[r.idx][0] = int64((fr.L + sg - 1) / sg)
+			// Every workgroup of a batch has the same size.
+			fr.I[r.idx][0] = int64((fr.grp + sg - 1) / sg)
 			return nil
 		}, nil
 	case "barrier":
-		c.k.noBatch = op.Name
+		c.k.groupOps = true
 		return func(fr *frame) error {
 			if fr.nact != fr.nalive {
-				return newTrap(op, fr.firstActive(), ErrDivergentBarrier, "barrier reached by %d of %d work-items", fr.nact, fr.nalive)
+				return fr.divergent(op, "barrier")
 			}
 			return nil
 		}, nil
@@ -202,7 +206,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		}, nil
 	}
 	if strings.HasPrefix(rest, "subgroup.") || strings.HasPrefix(rest, "workgroup.") {
-		c.k.noBatch = op.Name
+		c.k.groupOps = true
 		return c.collective(b, op, rest)
 	}
 	return nil, compileErr(op.Pos, ErrUnsupported, "op %s is not supported by the CPU executor", op.Name)

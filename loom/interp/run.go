@@ -158,7 +158,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	// the groups left over run one by one.
 	K, nb := 1, 0
 	var rsb *runState
-	if kb := k.batch; kb != nil && (L < batchLanes || batchGroups > 1) {
+	if kb := k.batch; kb != nil && ((L < batchLanes && (!k.groupOps || L <= groupBatchLanes)) || batchGroups > 1) {
 		// Registers grow with the lanes: a kernel with many (or wide
 		// vector) values gets smaller batches.
 		K = min(batchLanes, batchBytes/max(kb.laneBytes(), 1)) / L
@@ -197,6 +197,18 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	chunk := int64(max(1, min(64, units/(workers*16))))
 	work := func() {
 		var fr, fb *frame
+		// single gets the unbatched frame, set up on first use.
+		single := func() (*frame, error) {
+			if fr == nil {
+				fr = k.frames.get(k, L)
+				fr.r, fr.grp = rs, L
+				if err := k.loadParams(fr); err != nil {
+					return nil, err
+				}
+				k.prologue(fr)
+			}
+			return fr, nil
+		}
 		batches := int64(0)
 		defer func() {
 			if fr != nil {
@@ -229,18 +241,30 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 					}
 				}
 				batches++
-				err = k.batch.runGroup(fb, u*K)
-			} else {
-				if fr == nil {
-					fr = k.frames.get(k, L)
-					fr.r, fr.grp = rs, L
-					if err := k.loadParams(fr); err != nil {
-						fail(err)
+				if err = k.batch.runGroup(fb, u*K); err != nil && !noRerun {
+					// The batch ran its groups' instructions interleaved:
+					// the first trap met need not be the lowest failing
+					// group's. Its groups run again one by one, and the
+					// first error there is the one reported.
+					f, ferr := single()
+					if ferr != nil {
+						fail(ferr)
 						return
 					}
-					k.prologue(fr)
+					for g := u * K; g < (u+1)*K; g++ {
+						if e := k.runGroup(f, g); e != nil {
+							err = e
+							break
+						}
+					}
 				}
-				err = k.runGroup(fr, nb*K+u-nb)
+			} else {
+				f, ferr := single()
+				if ferr != nil {
+					fail(ferr)
+					return
+				}
+				err = k.runGroup(f, nb*K+u-nb)
 			}
 			if err != nil {
 				fail(err)
