@@ -326,3 +326,55 @@ func TestBatchedBarriersAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// rerunSafe follows views to the parameters they reach: a kernel reading
+// only buffers it does not write may run a failed batch's groups again;
+// one reading what it writes (in place, atomics, a view of unknown root)
+// may not, and with barriers or collectives it gets no batched form.
+func TestRerunSafety(t *testing.T) {
+	for _, c := range []struct {
+		name, file, export string
+		safe, batched      bool
+	}{
+		{"in place", "saxpy.loom", "saxpy", false, true},
+		{"atomics", "histogram.loom", "histogram_i32", false, true},
+		{"collective", "workgroup_reduce.loom", "block_max", true, true},
+		{"layernorm", "layernorm.loom", "layernorm_f32", true, true},
+	} {
+		k, err := Compile([]*loom.Module{corpus(t, c.file)}, c.export, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.rerunSafe != c.safe || (k.batch != nil) != c.batched {
+			t.Errorf("%s: rerunSafe %v, batched form %v; want %v, %v", c.name, k.rerunSafe, k.batch != nil, c.safe, c.batched)
+		}
+	}
+	inPlace := `
+  %i = kernel.workitem.dispatch.id<x> : index
+  %z = index.constant 0 : offset
+  %v = buffer.view %o[%z] : buffer -> view<[%n]xi32>
+  %w = buffer.view %o[%z] : buffer -> view<[%n]xi32>
+  %x = view.load %v[%i] : view<[%n]xi32> -> i32
+  %s = kernel.subgroup.reduce<addi> %x : i32
+  view.store %s, %w[%i] : i32, view<[%n]xi32>`
+	k, err := compileInline(t, "%n: index, %o: buffer", inPlace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.rerunSafe || k.batch != nil || k.noBatch == "" {
+		t.Errorf("in-place collective: rerunSafe %v, batched form %v (noBatch %q)", k.rerunSafe, k.batch != nil, k.noBatch)
+	}
+	// Two parameters bound to overlapping bytes: a read one and a
+	// written one alias, so running again would not be exact.
+	k, err = Compile([]*loom.Module{corpus(t, "workgroup_reduce.loom")}, "block_max", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := make([]byte, 64)
+	if k.overlapping([]Arg{idx(4), buf(mem[:16]), buf(mem[16:32]), buf(mem[32:])}) {
+		t.Error("disjoint buffers reported as overlapping")
+	}
+	if !k.overlapping([]Arg{idx(4), buf(mem[:16]), buf(mem[8:24]), buf(mem[32:])}) {
+		t.Error("the input overlapping an output not reported")
+	}
+}

@@ -72,3 +72,31 @@ func BenchmarkBatchedGroups(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBatchedSaxpy is BenchmarkBatchedGroups for saxpy (128-lane
+// workgroups, no barriers), which reads and writes y.
+func BenchmarkBatchedSaxpy(b *testing.B) {
+	const n = 1 << 22
+	m := corpus(b, "saxpy.loom")
+	r := compileRun(b, m, "saxpy", Options{Workers: 1})
+	single, err := Compile([]*loom.Module{m}, "saxpy", Options{Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	single.batch = nil
+	l := r.launch(n)
+	args := []Arg{idx(n), f32a(1.5), buf(f32bytes(ramp(n, 1, 1))), buf(f32bytes(ramp(n, 2, 1)))}
+	for _, form := range []struct {
+		name string
+		k    *Kernel
+	}{{"batched", r.k}, {"alone", single}} {
+		b.Run(form.name, func(b *testing.B) {
+			b.SetBytes(n * 12)
+			for b.Loop() {
+				if err := form.k.Run(l, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

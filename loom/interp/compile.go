@@ -31,6 +31,10 @@ type compiler struct {
 	// ifs holds the latest compile of each scf.if with a varying
 	// condition, for rangeIf to run its regions (rangeif.go).
 	ifs map[*loom.Op]*ifCode
+	// roots, read and written trace which buffer parameters memory
+	// accesses reach (rerun.go).
+	roots         map[*slot]uint64
+	read, written uint64
 	// exits counts the lane-ending ops compiled so far (kernel.exit, a
 	// nested kernel.return): a region whose compile left it unchanged
 	// never clears mask lanes in place (runRange).
@@ -292,6 +296,7 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 		sc.vals[a.Name] = s
 		c.k.params = append(c.k.params, s)
 		c.inv[s] = true
+		c.paramRoot(s, len(c.k.params)-1)
 	}
 	// View parameters' dynamic dims may name other parameters; Run builds
 	// those views once the scalars are bound.
@@ -311,6 +316,8 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 		return err
 	}
 	c.markLazy()
+	c.k.rerunSafe = c.read&c.written == 0
+	c.k.readRoots, c.k.writtenRoots = c.read, c.written
 	c.k.code = code
 	c.k.splitHoisted(code, c.hoist)
 	return nil

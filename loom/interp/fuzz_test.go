@@ -13,8 +13,11 @@ import (
 // the fuzzer's bytes: index, i32 and f32 arithmetic, casts, loads, stores
 // and atomics at arbitrary indices, conditionals, loops, barriers and
 // collectives. Most programs fail at run time (bounds, overflow,
-// division); none may panic.
-func genKernel(data []byte) string {
+// division); none may panic. With perGroup set, each workgroup's views
+// cover its own n elements of the buffers (workgroup g at element g*n),
+// so no workgroup reads what another writes and any order of workgroups
+// gives the same bytes.
+func genKernel(data []byte, perGroup bool) string {
 	pos := 0
 	next := func() int {
 		if pos >= len(data) {
@@ -37,15 +40,40 @@ func genKernel(data []byte) string {
   %c1 = index.constant 1 : index
   %k0 = scalar.constant 3 : i32
   %f0 = scalar.constant 1.5 : f32
-  %vf = buffer.view %bf[%z] : buffer -> view<[%n]xf32>
-  %vi = buffer.view %bi[%z] : buffer -> view<[%n]xi32>
+  %w4 = scalar.constant 4 : i32
 `)
+	at := "%z"
+	if perGroup {
+		b.WriteString(`  %wgx = kernel.workgroup.id<x> : index
+  %gbase = index.mul %wgx, %n : index
+  %c4o = index.constant 4 : offset
+  %zg = index.scale %gbase, %c4o : index, offset -> offset
+`)
+		at = "%zg"
+	}
+	b.WriteString(`  %vf = buffer.view %bf[` + at + `] : buffer -> view<[%n]xf32>
+  %vi = buffer.view %bi[` + at + `] : buffer -> view<[%n]xi32>
+`)
+	// Stores of the per-group form go to their own buffer, so that
+	// the kernel reads no buffer it writes unless it uses atomics
+	// (rerun.go) and its batches run.
+	store := "%vf"
+	if perGroup {
+		b.WriteString("  %vo = buffer.view %bo[" + at + "] : buffer -> view<[%n]xf32>\n")
+		store = "%vo"
+	}
+	// The shared form keeps the first 16 kinds of op: its seeds, run by
+	// go test with two workers, stay the race-free kernels they were.
+	kinds := 16
+	if perGroup {
+		kinds = 20
+	}
 	var emit func(depth int, indent string)
 	emit = func(depth int, indent string) {
 		count := next()%6 + 1
 		for j := 0; j < count && pos < len(data); j++ {
 			w := func(format string, args ...any) { b.WriteString(indent + fmt.Sprintf(format, args...) + "\n") }
-			switch next() % 16 {
+			switch next() % kinds {
 			case 0:
 				r := fresh()
 				w("%s = index.constant %d : index", r, next()-100)
@@ -91,7 +119,7 @@ func genKernel(data []byte) string {
 				w("%s = view.load %%vf[%s] : view<[%%n]xf32> -> f32", r, pick(idxs))
 				flts = append(flts, r)
 			case 10:
-				w("view.store %s, %%vf[%s] : f32, view<[%%n]xf32>", pick(flts), pick(idxs))
+				w("view.store %s, %s[%s] : f32, view<[%%n]xf32>", pick(flts), store, pick(idxs))
 			case 11:
 				r := fresh()
 				w("%s = view.atomic.rmw<addi> %s, %%vi[%s] {ordering = relaxed, scope = device} : i32, view<[%%n]xi32> -> i32", r, pick(ints), pick(idxs))
@@ -134,10 +162,31 @@ func genKernel(data []byte) string {
 				r := fresh()
 				w("%s = kernel.subgroup.reduce<addf> %s : f32", r, pick(flts))
 				flts = append(flts, r)
+			case 16:
+				r := fresh()
+				w("%s = kernel.workgroup.reduce<maxnumf> %s : f32", r, pick(flts))
+				flts = append(flts, r)
+			case 17:
+				c := fresh()
+				w("%s = index.cmp slt, %s, %s : index", c, pick(idxs), pick(idxs))
+				w("kernel.exit %s", c)
+			case 18:
+				r, v := fresh(), fresh()
+				mode := []string{"xor", "up", "down", "index"}[next()%4]
+				w("%s, %s = kernel.subgroup.shuffle<%s> %s, %s, %%w4 : f32, i32, i32", r, v, mode, pick(flts), pick(ints))
+				flts = append(flts, r)
+			case 19:
+				r := fresh()
+				what := []string{"kernel.subgroup.lane.id", "kernel.subgroup.id", "kernel.workitem.id<x>"}[next()%3]
+				w("%s = %s : index", r, what)
+				idxs = append(idxs, r)
 			}
 		}
 	}
 	emit(0, "  ")
+	if perGroup {
+		return inlineKernel("%n: index, %bf: buffer, %bi: buffer, %bo: buffer", b.String())
+	}
 	return inlineKernel("%n: index, %bf: buffer, %bi: buffer", b.String())
 }
 
@@ -151,7 +200,7 @@ func FuzzRun(f *testing.F) {
 		if len(data) > 400 {
 			return
 		}
-		src := genKernel(data)
+		src := genKernel(data, false)
 		m, err := loom.ParseFile("fuzz.loom", []byte(src))
 		if err != nil {
 			return
@@ -195,5 +244,55 @@ func FuzzRun(f *testing.F) {
 		if errs[0] != errs[1] || !bytes.Equal(outs[0][0], outs[1][0]) || !bytes.Equal(outs[0][1], outs[1][1]) {
 			t.Fatalf("fused and unfused runs differ:\n%s\nfused: %q %v %v\nunfused: %q %v %v", src, errs[0], outs[0][0], outs[0][1], errs[1], outs[1][0], outs[1][1])
 		}
+		batchedAgrees(t, data, n)
 	})
+}
+
+// batchedAgrees runs the per-group form of the fuzzed kernel (no group
+// sees another's memory) on one worker, with subgroups of 4 so that
+// workgroups hold whole and partial subgroups, once workgroup by workgroup
+// and once in batches of 2 of 3 groups (one left over): errors, and the
+// bytes of a run without error, must be the same.
+func batchedAgrees(t *testing.T, data []byte, n int64) {
+	src := genKernel(data, true)
+	m, err := loom.ParseFile("fuzz.loom", []byte(src))
+	if err != nil {
+		return
+	}
+	opts := Options{Workers: 1, Target: loom.Target{IndexBits: 32, OffsetBits: 64, SubgroupSize: 4}}
+	var outs [2][3][]byte
+	var errs [2]string
+	exact := true
+	for pass := range 2 {
+		k, err := Compile([]*loom.Module{m}, "k", opts)
+		if err != nil {
+			return
+		}
+		// The batched form of a kernel without barriers that reads what
+		// it writes reports the first error its batch meets (rerun.go):
+		// there only whether it failed compares.
+		exact = exact && (k.rerunSafe || k.groupOps)
+		if pass == 0 {
+			k.batch = nil
+		} else {
+			batchGroups = 2
+		}
+		const groups = 3
+		bf, bi, bo := make([]byte, 4*n*groups), make([]byte, 4*n*groups), make([]byte, 4*n*groups)
+		if err := k.Run(Launch{Workgroups: [3]int{groups, 1, 1}, WorkgroupSize: [3]int{int(n) + 3, 1, 1}},
+			[]Arg{idx(n), buf(bf), buf(bi), buf(bo)}); err != nil {
+			errs[pass] = err.Error()
+			if !exact {
+				errs[pass] = "failed"
+			}
+		}
+		batchGroups = 0
+		outs[pass] = [3][]byte{bf, bi, bo}
+	}
+	// After an error the bytes are those of whatever ran before it: a
+	// batch has run its other groups' instructions up to the failure too
+	// (as several workers would), so only a successful run's bytes count.
+	if errs[0] != errs[1] || errs[0] == "" && (!bytes.Equal(outs[0][0], outs[1][0]) || !bytes.Equal(outs[0][1], outs[1][1]) || !bytes.Equal(outs[0][2], outs[1][2])) {
+		t.Fatalf("batched and unbatched runs differ:\n%s\nunbatched: %q %v\nbatched: %q %v", src, errs[0], outs[0], errs[1], outs[1])
+	}
 }

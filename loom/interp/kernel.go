@@ -81,6 +81,11 @@ type Kernel struct {
 	// which a batch runs per workgroup (groups.go); Run batches such a
 	// kernel only for small workgroups (groupBatchLanes).
 	groupOps bool
+	// rerunSafe: no access reads a buffer parameter that an access
+	// writes; readRoots and writtenRoots are those parameters, by bit
+	// (rerun.go).
+	rerunSafe               bool
+	readRoots, writtenRoots uint64
 }
 
 // target is the emulated target after defaults.
@@ -155,6 +160,13 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 	}
 	if err := c.compileKernel(kd); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", export, err)
+	}
+	if k.groupOps && !k.rerunSafe {
+		// A batch's error may be a later group's than the lowest
+		// failing one, and running its groups again would not be exact
+		// (rerun.go): kernels with barriers and collectives are new to
+		// the batched form and get it only where errors stay exact.
+		k.noBatch = "reads a buffer it writes"
 	}
 	if k.noBatch == "" {
 		// Without inter-lane communication, a batch of workgroups is

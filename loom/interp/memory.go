@@ -142,6 +142,7 @@ func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.derive(r, buf)
 	if uni {
 		return uniformView(op, t, ds, r, buf, off), nil
 	}
@@ -247,6 +248,7 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.fresh(r)
 		return func(fr *frame) error {
 			n := fr.I[size.idx][0]
 			if n < 0 || n > 1<<30 {
@@ -273,6 +275,7 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.fresh(r)
 		return func(fr *frame) error {
 			out := fr.V[r.idx]
 			sz := fr.I[size.idx]
@@ -344,6 +347,7 @@ func (c *compiler) subview(b *block, op *loom.Op) (instr, error) {
 		return nil, err
 	}
 	drop := prank - len(t.Dims)
+	c.derive(r, src)
 	return func(fr *frame) error {
 		var dims [maxRank]int64
 		var ix [maxRank]int64
@@ -421,6 +425,7 @@ func (c *compiler) refine(b *block, op *loom.Op) (instr, error) {
 		return nil, err
 	}
 	sameRank := src.typ.Kind == loom.TypeView && len(src.typ.Dims) == len(t.Dims)
+	c.derive(r, src)
 	return func(fr *frame) error {
 		var dims [maxRank]int64
 		out := fr.V[r.idx]
@@ -475,6 +480,7 @@ func (c *compiler) access(b *block, op *loom.Op, viewAt int, vt *loom.Type) (*ac
 		return nil, compileErr(op.Pos, ErrInvalid, "%s of a rank-%d view needs %d indices", op.Name, rank, rank)
 	}
 	a := &access{op: op, v: v}
+	c.accessed(op.Name, v)
 	for _, o := range op.Operands[viewAt+1 : viewAt+1+rank] {
 		s, err := c.operand(b, o, typeIndex)
 		if err != nil {

@@ -242,19 +242,19 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 				}
 				batches++
 				if err = k.batch.runGroup(fb, u*K); err != nil && !noRerun {
-					// The batch ran its groups' instructions interleaved:
-					// the first trap met need not be the lowest failing
-					// group's. Its groups run again one by one, and the
-					// first error there is the one reported.
-					f, ferr := single()
-					if ferr != nil {
-						fail(ferr)
-						return
-					}
-					for g := u * K; g < (u+1)*K; g++ {
-						if e := k.runGroup(f, g); e != nil {
-							err = e
-							break
+					// The first trap a batch meets need not be its
+					// lowest failing group's (rerun.go).
+					if from, to := k.rerunGroups(err, u*K, K, &l, args); from < to {
+						f, ferr := single()
+						if ferr != nil {
+							fail(ferr)
+							return
+						}
+						for g := from; g < to; g++ {
+							if e := k.runGroup(f, g); e != nil {
+								err = e
+								break
+							}
 						}
 					}
 				}
