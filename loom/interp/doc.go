@@ -19,9 +19,13 @@
 // at such an index is then one contiguous block with one bounds check, and
 // a comparison of it with a uniform bound is a lane interval that scf.if
 // turns into a mask without looking at lanes (affine.go). A kernel without
-// barriers, collectives, subgroup ids or workgroup memory also has a
-// batched form that runs several workgroups as one batch of lanes, which
-// amortizes each instruction's dispatch (batch.go). An affine register
+// workgroup memory also has a batched form that runs several workgroups as
+// one batch of lanes, which amortizes each instruction's dispatch
+// (batch.go); barriers and collectives there act on each workgroup's lanes
+// (groups.go), and such kernels are batched only for small workgroups and
+// only when they read no buffer they write, so that a failed batch can run
+// its groups again alone and report the lowest failing group's error
+// (rerun.go). An affine register
 // whose every use reads only those facts is not written at all unless a
 // consumer falls back to its lanes (lazy.go). Adjacent f32 ops with
 // single-use intermediates — load, load, arithmetic, store; a guarded load
