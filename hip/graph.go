@@ -142,11 +142,8 @@ func (e *GraphExec) Launch(s *Stream) error {
 	if err := e.ctx.Err(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.frame.a = [11]uintptr{e.h, s.h}
-	err := s.hot(fnGraphLaunch)
-	s.mu.Unlock()
-	return err
+	f := cframe{a: [11]uintptr{e.h, s.h}}
+	return s.hot(fnGraphLaunch, &f)
 }
 
 // Close destroys the executable.

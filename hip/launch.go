@@ -172,13 +172,11 @@ func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) e
 		return err
 	}
 	grid, block = grid.norm(), block.norm()
-	s.mu.Lock()
-	s.frame.a = [11]uintptr{f.h,
+	fr := cframe{a: [11]uintptr{f.h,
 		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
 		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
-		uintptr(shared), s.h, a.kernelParams(), 0}
-	err := s.hot(fnLaunchKernel)
-	s.mu.Unlock()
+		uintptr(shared), s.h, a.kernelParams(), 0}}
+	err := s.hot(fnLaunchKernel, &fr)
 	runtime.KeepAlive(a)
 	if err != nil {
 		return fmt.Errorf("hip: launching %s (grid %v, block %v): %w", f.name, grid, block, err)

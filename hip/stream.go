@@ -3,7 +3,6 @@ package hip
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -11,16 +10,13 @@ import (
 	"github.com/ebitengine/purego"
 )
 
-// Stream is an in-order queue of device work.
+// Stream is an in-order queue of device work. Any number of goroutines may
+// queue work on one stream at once; it runs in the order the calls reach
+// the driver.
 type Stream struct {
 	ctx    *Context
 	h      uintptr
 	closed atomic.Bool
-	// mu guards frame, the preallocated call of the hot paths (Launch,
-	// GraphExec.Launch): one per stream keeps them free of allocation, and
-	// work on one stream is ordered anyway.
-	mu    sync.Mutex
-	frame cframe
 }
 
 // NewStream creates a stream that does not synchronise with the legacy
@@ -82,13 +78,14 @@ func (s *Stream) Done() (bool, error) {
 	return false, err
 }
 
-// hot runs the call id with the arguments in s.frame: no allocation unless
-// it fails.
-func (s *Stream) hot(id fnID) error {
+// hot runs the call id with the arguments in f, a frame on the caller's
+// stack (the call does not keep it): no allocation, no lock, unless it
+// fails.
+func (s *Stream) hot(id fnID, f *cframe) error {
 	c := s.ctx
-	s.frame.fn = c.lib.fn[id]
+	f.fn = c.lib.fn[id]
 	if !c.lib.setForStreams.Load() {
-		r := s.frame.status()
+		r := f.status()
 		if r == 0 {
 			return nil
 		}
@@ -97,24 +94,24 @@ func (s *Stream) hot(id fnID) error {
 		}
 		// The driver may want the context current after all: retry below,
 		// and if that works, stop skipping it.
-		if err := s.hotCurrent(id); err != nil {
+		if err := s.hotCurrent(id, f); err != nil {
 			return err
 		}
 		c.lib.setForStreams.Store(true)
 		return nil
 	}
-	return s.hotCurrent(id)
+	return s.hotCurrent(id, f)
 }
 
 // hotCurrent is hot with the context made current on the calling thread.
-func (s *Stream) hotCurrent(id fnID) error {
+func (s *Stream) hotCurrent(id fnID, f *cframe) error {
 	c := s.ctx
-	s.frame.fn = c.lib.fn[id]
+	f.fn = c.lib.fn[id]
 	runtime.LockOSThread()
 	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
 	var r2 int32
 	if r == 0 {
-		r2 = s.frame.status()
+		r2 = f.status()
 	}
 	runtime.UnlockOSThread()
 	if r != 0 {
