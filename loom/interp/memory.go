@@ -550,7 +550,7 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 			c.metaUse(a.idx[0], op, 1)
 			return fast, nil
 		}
-		return func(fr *frame) error {
+		generic := func(fr *frame) error {
 			for l := range fr.L {
 				if !fr.mask[l] {
 					continue
@@ -580,7 +580,11 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 				}
 			}
 			return nil
-		}, nil
+		}
+		if fast := gatherN(a, r, generic); fast != nil && !atomic {
+			return fast, nil
+		}
+		return generic, nil
 	}
 	x, err := c.operand(b, op.Operands[0], nil)
 	if err != nil {
@@ -594,7 +598,7 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		return fast, nil
 	}
 	once := a.uni() && x.uni && !atomic
-	return func(fr *frame) error {
+	generic := func(fr *frame) error {
 		for l := range fr.L {
 			if !fr.mask[l] {
 				continue
@@ -623,7 +627,11 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 			}
 		}
 		return nil
-	}, nil
+	}
+	if fast := scatterN(a, x, generic); fast != nil && !atomic {
+		return fast, nil
+	}
+	return generic, nil
 }
 
 // fastLoad handles the common case: a uniform rank-1 view of f32 read at a

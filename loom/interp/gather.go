@@ -1,0 +1,157 @@
+package interp
+
+import (
+	"math"
+	"sync/atomic"
+)
+
+// Loads and stores of f32 through a uniform view of rank 2 or more (tiles
+// in workgroup memory, matrices, volumes) compute each lane's byte offset
+// inline from the index registers, with the uniform indices folded in
+// once, instead of calling access.at and the element codec per lane. Any
+// index out of its extent hands the whole op to the generic form, which
+// reports the exact error (same lane, same message); a store redone that
+// way rewrites the same values before it stops. noFuse turns this off so
+// tests and the fuzzer can compare the two.
+
+// gatherRuns counts inline-form loads and stores that completed (only while
+// countFused is set), so tests can see the form used.
+var gatherRuns atomic.Int64
+
+// gatherN returns the fast form of a load into r, or nil.
+func gatherN(a *access, r *slot, generic instr) instr {
+	if noFuse || !gatherable(a) || r.uni {
+		return nil
+	}
+	return func(fr *frame) error {
+		v := &fr.V[a.v.idx][0]
+		var g gatherIdx
+		if !g.init(fr, a, v) {
+			return generic(fr)
+		}
+		out, mem := fr.F[r.idx], v.mem
+		full := fr.dense()
+		if g.n == 1 { // the common tile access: one varying index
+			row, st, dim := g.rows[0], g.strd[0], uint64(g.dims[0])
+			for l := fr.lo; l < fr.hi; l++ {
+				if !full && !fr.mask[l] {
+					continue
+				}
+				i := row[l]
+				off := g.base + i*st
+				if uint64(i) >= dim || off < 0 || off > g.limit {
+					return generic(fr)
+				}
+				out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
+			}
+			if countFused {
+				gatherRuns.Add(1)
+			}
+			return nil
+		}
+		for l := fr.lo; l < fr.hi; l++ {
+			if !full && !fr.mask[l] {
+				continue
+			}
+			off, ok := g.at(l)
+			if !ok {
+				return generic(fr)
+			}
+			out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
+		}
+		if countFused {
+			gatherRuns.Add(1)
+		}
+		return nil
+	}
+}
+
+// scatterN returns the fast form of a store of x, or nil.
+func scatterN(a *access, x *slot, generic instr) instr {
+	if noFuse || !gatherable(a) || a.uni() && x.uni {
+		return nil
+	}
+	return func(fr *frame) error {
+		v := &fr.V[a.v.idx][0]
+		var g gatherIdx
+		if !g.init(fr, a, v) {
+			return generic(fr)
+		}
+		in := fr.F[x.idx]
+		step := 1
+		if x.uni {
+			step = 0
+		}
+		full := fr.dense()
+		for l := fr.lo; l < fr.hi; l++ {
+			if !full && !fr.mask[l] {
+				continue
+			}
+			off, ok := g.at(l)
+			if !ok {
+				return generic(fr)
+			}
+			le.PutUint32(v.mem[off:off+4], math.Float32bits(float32(in[l*step])))
+		}
+		if countFused {
+			gatherRuns.Add(1)
+		}
+		return nil
+	}
+}
+
+// gatherable: a plain f32 view of rank 2 or more, the same on every lane.
+func gatherable(a *access) bool {
+	return a.v.uni && len(a.idx) >= 2 && a.cd.isFloat && a.cd.size == 4 && a.v.typ.Elem.Name == "f32"
+}
+
+// gatherIdx is one op's offset computation: the uniform indices' part in
+// base, the varying ones as rows with their byte strides and extents.
+type gatherIdx struct {
+	base  int64
+	n     int
+	rows  [maxRank][]int64
+	strd  [maxRank]int64
+	dims  [maxRank]int64
+	limit int64 // the last valid element offset (bound bytes)
+}
+
+// init folds the uniform indices into base; false if one is out of its
+// extent or the view's elements do not all lie in the bound bytes (then
+// the generic form checks each access against them).
+func (g *gatherIdx) init(fr *frame, a *access, v *view) bool {
+	if v.mem == nil || !v.fits(4) {
+		return false
+	}
+	g.base = v.base
+	for k, s := range a.idx {
+		row := fr.I[s.idx]
+		if s.uni {
+			i := row[0]
+			if uint64(i) >= uint64(v.dims[k]) {
+				return false
+			}
+			g.base += i * v.strides[k] * 4
+			continue
+		}
+		g.rows[g.n], g.strd[g.n], g.dims[g.n] = row, v.strides[k]*4, v.dims[k]
+		g.n++
+	}
+	g.limit = int64(len(v.mem)) - 4
+	return true
+}
+
+// at is lane l's byte offset; false if an index is outside its extent.
+func (g *gatherIdx) at(l int) (int64, bool) {
+	off := g.base
+	for k := range g.n {
+		i := g.rows[k][l]
+		if uint64(i) >= uint64(g.dims[k]) {
+			return 0, false
+		}
+		off += i * g.strd[k]
+	}
+	// fits(4) bounds every in-extent element by the bound bytes; this
+	// keeps a slicing mistake from ever reading past the buffer.
+	return off, off >= 0 && off <= g.limit
+}
