@@ -33,6 +33,25 @@ func gatherN(a *access, r *slot, generic instr) instr {
 		full := fr.dense()
 		if g.n == 1 { // the common tile access: one varying index
 			row, st, dim := g.rows[0], g.strd[0], uint64(g.dims[0])
+			if f32, ok := asF32(mem); ok && g.base%4 == 0 {
+				// Aligned little-endian memory: index float32 elements.
+				b, s, n := g.base/4, st/4, uint64(len(f32))
+				for l := fr.lo; l < fr.hi; l++ {
+					if !full && !fr.mask[l] {
+						continue
+					}
+					i := row[l]
+					e := b + i*s
+					if uint64(i) >= dim || uint64(e) >= n {
+						return generic(fr)
+					}
+					out[l] = float64(f32[e])
+				}
+				if countFused {
+					gatherRuns.Add(1)
+				}
+				return nil
+			}
 			for l := fr.lo; l < fr.hi; l++ {
 				if !full && !fr.mask[l] {
 					continue

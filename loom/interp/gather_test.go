@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -52,40 +53,44 @@ func TestGatherScatter(t *testing.T) {
 		{"varying row past its extent", 3, 0, true},
 		{"negative row", -1, 0, true},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var outs [2][]byte
-			var errs [2]error
-			countFused = true
-			defer func() { countFused = false }()
-			for i, generic := range []bool{false, true} {
-				noFuse = generic
-				r := compileRun(t, m, "gather2d", Options{Workers: 1})
-				noFuse = false
-				outs[i] = make([]byte, 4*32)
-				before := gatherRuns.Load()
-				errs[i] = r.k.Run(r.launch(), []Arg{idx(tc.dr), idx(tc.dc), buf(f32bytes(src)), buf(outs[i])})
-				if ran := gatherRuns.Load() - before; !generic && !tc.bad && ran != 3 || generic && ran != 0 {
-					t.Fatalf("generic=%v: %d inline loads and stores completed", generic, ran)
-				}
-			}
-			if tc.bad != (errs[0] != nil) || !errors.Is(errs[0], ErrOutOfBounds) && tc.bad {
-				t.Fatalf("error %v, want out of bounds: %v", errs[0], tc.bad)
-			}
-			if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
-				t.Fatalf("inline form: %v\ngeneric form: %v", errs[0], errs[1])
-			}
-			if !bytes.Equal(outs[0], outs[1]) {
-				t.Fatal("inline and generic forms wrote different bytes")
-			}
-			if !tc.bad {
-				got := bytesF32(outs[0])
-				for tid := range 32 {
-					if want := 2*src[tid] + src[tid%8]; got[(tid%8)*4+tid/8] != want {
-						t.Fatalf("out[%d][%d] = %v, want %v", tid%8, tid/8, got[(tid%8)*4+tid/8], want)
+	for _, shift := range []int{0, 1} { // aligned source, and one off alignment
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s/shift %d", tc.name, shift), func(t *testing.T) {
+				var outs [2][]byte
+				var errs [2]error
+				countFused = true
+				defer func() { countFused = false }()
+				for i, generic := range []bool{false, true} {
+					noFuse = generic
+					r := compileRun(t, m, "gather2d", Options{Workers: 1})
+					noFuse = false
+					outs[i] = make([]byte, 4*32)
+					before := gatherRuns.Load()
+					in := make([]byte, 4*32+1)[shift:]
+					copy(in, f32bytes(src))
+					errs[i] = r.k.Run(r.launch(), []Arg{idx(tc.dr), idx(tc.dc), buf(in), buf(outs[i])})
+					if ran := gatherRuns.Load() - before; !generic && !tc.bad && ran != 3 || generic && ran != 0 {
+						t.Fatalf("generic=%v: %d inline loads and stores completed", generic, ran)
 					}
 				}
-			}
-		})
+				if tc.bad != (errs[0] != nil) || !errors.Is(errs[0], ErrOutOfBounds) && tc.bad {
+					t.Fatalf("error %v, want out of bounds: %v", errs[0], tc.bad)
+				}
+				if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
+					t.Fatalf("inline form: %v\ngeneric form: %v", errs[0], errs[1])
+				}
+				if !bytes.Equal(outs[0], outs[1]) {
+					t.Fatal("inline and generic forms wrote different bytes")
+				}
+				if !tc.bad {
+					got := bytesF32(outs[0])
+					for tid := range 32 {
+						if want := 2*src[tid] + src[tid%8]; got[(tid%8)*4+tid/8] != want {
+							t.Fatalf("out[%d][%d] = %v, want %v", tid%8, tid/8, got[(tid%8)*4+tid/8], want)
+						}
+					}
+				}
+			})
+		}
 	}
 }
