@@ -34,9 +34,13 @@
 // index read only by the scf.if right after it is fused with that if: the
 // lane range comes from the index's facts and the regions run over it,
 // under a window of read-only step masks when the range is a prefix or a
-// suffix of the workgroup and no lane can exit inside (rangeif.go).
+// suffix of the workgroup and no lane can exit inside (rangeif.go). f32
+// loads and stores through views of rank 2 and up (tiles, matrices) compute
+// each lane's offset inline, with the uniform indices folded in once
+// (gather.go).
 //
-// Run spreads the workgroups of a launch over a bounded pool of goroutines.
+// Run spreads the workgroups of a launch over a bounded pool of goroutines,
+// which claim short runs of consecutive workgroups.
 // Every load, store and atomic is checked against its view's extents and the
 // bound buffer; index arithmetic is emulated at the target's carrier width and
 // an out-of-range value is an error rather than a silent wrap. A failure
