@@ -116,15 +116,7 @@ func TestFakeDriverContextEveryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clearFn, err := purego.Dlsym(h, "fake_clear_current")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clearCurrent := func() { purego.SyscallN(clearFn) }
+	clearCurrent := loadFakeHooks(t, so).clearCurrent
 
 	// The fake really is strict: a call with nothing current fails.
 	runtime.LockOSThread()
