@@ -18,6 +18,14 @@ import (
 // countFused is set), so tests can see the form used.
 var gatherRuns atomic.Int64
 
+// gathered ends a completed inline-form op.
+func gathered() error {
+	if countFused {
+		gatherRuns.Add(1)
+	}
+	return nil
+}
+
 // gatherN returns the fast form of a load into r, or nil.
 func gatherN(a *access, r *slot, generic instr) instr {
 	if noFuse || !gatherable(a) || r.uni {
@@ -31,42 +39,23 @@ func gatherN(a *access, r *slot, generic instr) instr {
 		}
 		out, mem := fr.F[r.idx], v.mem
 		full := fr.dense()
-		if g.n == 1 { // the common tile access: one varying index
-			row, st, dim := g.rows[0], g.strd[0], uint64(g.dims[0])
-			if f32, ok := asF32(mem); ok && g.base%4 == 0 {
-				// Aligned little-endian memory: index float32 elements.
-				b, s, n := g.base/4, st/4, uint64(len(f32))
-				for l := fr.lo; l < fr.hi; l++ {
-					if !full && !fr.mask[l] {
-						continue
-					}
-					i := row[l]
-					e := b + i*s
-					if uint64(i) >= dim || uint64(e) >= n {
-						return generic(fr)
-					}
-					out[l] = float64(f32[e])
-				}
-				if countFused {
-					gatherRuns.Add(1)
-				}
-				return nil
-			}
+		if f32, ok := asF32(mem); ok && g.n == 1 && g.base%4 == 0 {
+			// The common tile access, one varying index, over aligned
+			// little-endian memory: index float32 elements directly.
+			row, dim := g.rows[0], uint64(g.dims[0])
+			b, st, n := g.base/4, g.strd[0]/4, uint64(len(f32))
 			for l := fr.lo; l < fr.hi; l++ {
 				if !full && !fr.mask[l] {
 					continue
 				}
 				i := row[l]
-				off := g.base + i*st
-				if uint64(i) >= dim || off < 0 || off > g.limit {
+				e := b + i*st
+				if uint64(i) >= dim || uint64(e) >= n {
 					return generic(fr)
 				}
-				out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
+				out[l] = float64(f32[e])
 			}
-			if countFused {
-				gatherRuns.Add(1)
-			}
-			return nil
+			return gathered()
 		}
 		for l := fr.lo; l < fr.hi; l++ {
 			if !full && !fr.mask[l] {
@@ -78,10 +67,7 @@ func gatherN(a *access, r *slot, generic instr) instr {
 			}
 			out[l] = float64(math.Float32frombits(le.Uint32(mem[off : off+4])))
 		}
-		if countFused {
-			gatherRuns.Add(1)
-		}
-		return nil
+		return gathered()
 	}
 }
 
@@ -112,10 +98,7 @@ func scatterN(a *access, x *slot, generic instr) instr {
 			}
 			le.PutUint32(v.mem[off:off+4], math.Float32bits(float32(in[l*step])))
 		}
-		if countFused {
-			gatherRuns.Add(1)
-		}
-		return nil
+		return gathered()
 	}
 }
 
