@@ -1,19 +1,36 @@
 package runtime
 
 import (
+	"flag"
 	"testing"
+	"time"
+
+	"github.com/loomgen/loomgen/internal/sidebyside"
 )
+
+// dispatchRounds is the number of alternating rounds of
+// BenchmarkDispatchOverhead/sidebyside.
+var dispatchRounds = flag.Int("dispatch.rounds", 21, "alternating rounds of BenchmarkDispatchOverhead/sidebyside")
 
 // BenchmarkDispatchOverhead is what the session adds to a direct launch on
 // the CUDA backend, measured on the fake driver (whose calls cost almost
-// nothing): Run of one dispatch (checks, hazard bookkeeping, argument
-// packing, the launch through hip) against the backend's own launch of the
-// same prepared command.
+// nothing): Run of one dispatch (checks, argument packing, the launch
+// through hip) against the backend's own launch of the same prepared
+// command. The sidebyside sub-benchmark times the two in alternating chunks
+// of b.N calls, so drift on a shared machine falls on both, and reports the
+// median per-call times, their difference (the session's own work) and the
+// median ratio.
 func BenchmarkDispatchOverhead(b *testing.B) {
 	so := fakeCUDA(b)
 	s, p, x, y := openFakeCUDA(b, so)
 	d := p.squareD(64, x, y)
 	one := []Command{d}
+	s.mu.Lock()
+	n, err := newPreparer(s, one).prepare(d)
+	s.mu.Unlock()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Run("session.Run", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -23,18 +40,38 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 		}
 	})
 	b.Run("backend.launch", func(b *testing.B) {
-		s.mu.Lock()
-		n, err := newPreparer(s, one).prepare(d)
-		s.mu.Unlock()
-		if err != nil {
-			b.Fatal(err)
-		}
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := s.be.launch(n.Launch); err != nil {
 				b.Fatal(err)
 			}
 		}
+	})
+	b.Run("sidebyside", func(b *testing.B) {
+		calls := b.N
+		timed := func(f func() error) func() (float64, error) {
+			return func() (float64, error) {
+				start := time.Now()
+				for range calls {
+					if err := f(); err != nil {
+						return 0, err
+					}
+				}
+				return float64(time.Since(start).Nanoseconds()) / float64(calls), nil
+			}
+		}
+		launch := timed(func() error { return s.be.launch(n.Launch) })
+		run := timed(func() error { return s.Run(one) })
+		r, err := sidebyside.Run(*dispatchRounds, launch, run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Report(b, "ns/call", "launch", "run")
+		diff := make([]float64, len(r.A))
+		for i := range diff {
+			diff[i] = r.B[i] - r.A[i]
+		}
+		b.ReportMetric(sidebyside.Median(diff), "run-launch-ns")
 	})
 }
 
