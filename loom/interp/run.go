@@ -3,7 +3,6 @@ package interp
 import (
 	"errors"
 	"fmt"
-	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -125,8 +124,9 @@ func (k *Kernel) newFrame(L int) *frame {
 }
 
 // Run executes one dispatch. args follow the launch signature. Workgroups
-// run in parallel on up to Options.Workers goroutines; the first failure
-// stops the dispatch and is returned.
+// run in parallel on up to Options.Workers goroutines. A failure stops the
+// workgroups after the failing one; the error returned is the lowest
+// failing workgroup's, whatever the number of workers.
 func (k *Kernel) Run(l Launch, args []Arg) error {
 	L := 1
 	for ax := 0; ax < 3; ax++ {
@@ -177,24 +177,21 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	}
 	units := nb + total - nb*K
 	workers := min(k.workers, units)
-	var next atomic.Int64
-	var failed atomic.Bool
+	claims := claimer{units: int64(units), workers: int64(workers)}
+	claims.stop.Store(int64(units))
 	var firstErr error
 	var errMu sync.Mutex
-	fail := func(err error) {
+	// fail keeps the error of the lowest failing unit, and units above it
+	// stop: the error a dispatch returns does not depend on the number of
+	// workers or on which worker got there first.
+	fail := func(u int, err error) {
 		errMu.Lock()
-		if firstErr == nil {
+		if int64(u) < claims.stop.Load() || firstErr == nil {
 			firstErr = err
+			claims.stop.Store(int64(u))
 		}
 		errMu.Unlock()
-		failed.Store(true)
 	}
-	// Workers claim runs of consecutive units: one shared counter bumped
-	// per workgroup costs a contended cache line per microsecond-sized
-	// group on many cores, and neighbouring groups write neighbouring
-	// output bytes, which then stay in one core's cache. Runs stay short
-	// enough (≥ 16 per worker) that the tail is balanced.
-	chunk := int64(max(1, min(64, units/(workers*16))))
 	work := func() {
 		var fr, fb *frame
 		// single gets the unbatched frame, set up on first use.
@@ -222,13 +219,14 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 			}
 		}()
 		var u, end int
-		for !failed.Load() {
+		for {
 			if u == end {
-				c := next.Add(chunk)
-				u, end = int(c-chunk), int(min(c, int64(units)))
-				if u >= units {
+				if u, end = claims.next(); u >= end {
 					return
 				}
+			}
+			if int64(u) >= claims.stop.Load() {
+				return
 			}
 			var err error
 			if u < nb {
@@ -236,7 +234,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 					fb = k.batch.frames.get(k.batch, K*L)
 					fb.r, fb.grp = rsb, L
 					if err := k.batch.loadParams(fb); err != nil {
-						fail(err)
+						fail(u, err)
 						return
 					}
 				}
@@ -247,7 +245,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 					if from, to := k.rerunGroups(err, u*K, K, &l, args); from < to {
 						f, ferr := single()
 						if ferr != nil {
-							fail(ferr)
+							fail(u, ferr)
 							return
 						}
 						for g := from; g < to; g++ {
@@ -261,13 +259,13 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 			} else {
 				f, ferr := single()
 				if ferr != nil {
-					fail(ferr)
+					fail(u, ferr)
 					return
 				}
 				err = k.runGroup(f, nb*K+u-nb)
 			}
 			if err != nil {
-				fail(err)
+				fail(u, err)
 				return
 			}
 			u++
@@ -421,4 +419,37 @@ func (k *Kernel) loadParams(fr *frame) error {
 	return nil
 }
 
-var _ = math.MaxInt
+// claimer hands out runs of consecutive units (workgroups, or batches of
+// them) to workers. One shared counter bumped per unit would cost a
+// contended cache line per microsecond-sized group on many cores, so runs
+// are long while much work is left; they shrink as it runs out (guided
+// self-scheduling), so the workers finish within about one unit of each
+// other instead of one long run.
+type claimer struct {
+	units, workers int64
+	cursor         atomic.Int64
+	// stop is read before every unit, cursor written at every claim: apart
+	// on their own cache lines, a claim does not evict stop from the
+	// other cores.
+	_ [64]byte
+	// stop is the lowest failed unit, or units; no unit from it on starts.
+	stop atomic.Int64
+}
+
+// maxRun bounds a run: neighbouring groups write neighbouring output bytes,
+// which stay in one core's cache, but a longer run gains nothing more.
+const maxRun = 64
+
+// next claims the next run [from, to); from ≥ to when none is left.
+func (c *claimer) next() (from, to int) {
+	for {
+		cur := c.cursor.Load()
+		if cur >= c.units {
+			return 0, 0
+		}
+		n := min(maxRun, max(1, (c.units-cur)/(4*c.workers)))
+		if c.cursor.CompareAndSwap(cur, cur+n) {
+			return int(cur), int(cur + n)
+		}
+	}
+}
