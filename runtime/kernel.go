@@ -13,6 +13,13 @@ type compiledKernel struct {
 	// kinds[i] is the argument kind launch parameter i accepts.
 	kinds []argKind
 	dev   devKernel
+	// direct is the packed launch of Run's one-dispatch path, reused by
+	// every such Run of this kernel under s.mu (the backend is done with
+	// it when launch returns). Kernel, Name and the argument slots are
+	// set by the first such run; between runs it still refers to the
+	// memory the last run bound, which the session owns until Close
+	// anyway.
+	direct launchCmd
 
 	// Analysis results kept for LaunchConfig.
 	prog   *loom.Program
@@ -80,6 +87,15 @@ func (s *Session) kernel(k Kernel) (*compiledKernel, error) {
 		return nil, fmt.Errorf("%w: unknown kernel id %d", ErrArgument, k.id)
 	}
 	return s.kernels[k.id], nil
+}
+
+// directLaunch is ck's reusable launch for Run's one-dispatch path, made
+// on first use; the caller holds the session's lock.
+func (ck *compiledKernel) directLaunch() *launchCmd {
+	if ck.direct.Args == nil {
+		ck.direct = launchCmd{Kernel: ck.dev, Name: ck.info.Export, Args: make([]launchArg, len(ck.kinds))}
+	}
+	return &ck.direct
 }
 
 // scalarKind maps a scalar Loom type to the Arg kind that passes it and its

@@ -196,6 +196,18 @@ func (s *Session) Replay(key string) error {
 // without a graph. A check failure runs nothing and leaves the session
 // usable; a backend failure makes it unusable.
 func (s *Session) Run(cmds []Command) error {
+	// One dispatch, the common direct call, skips the preparer: it needs
+	// no node list, no spans and no per-run scratch.
+	if len(cmds) == 1 {
+		switch c := cmds[0].(type) {
+		case Dispatch:
+			return s.runDispatch(&c)
+		case *Dispatch:
+			if c != nil {
+				return s.runDispatch(c)
+			}
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(); err != nil {
@@ -219,6 +231,34 @@ func (s *Session) Run(cmds []Command) error {
 		if err := s.issue(&nodes[i]); err != nil {
 			return s.fail(fmt.Sprintf("run: command %d", i), err)
 		}
+	}
+	return nil
+}
+
+// runDispatch is Run of the single dispatch d: the same checks, in the same
+// order, with the same errors as the general path, packed into the kernel's
+// own reusable launch.
+func (s *Session) runDispatch(d *Dispatch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.failure != nil {
+		return s.usable()
+	}
+	ck, err := s.kernel(d.Kernel)
+	if err == nil {
+		err = checkShape(ck, d)
+	}
+	var l *launchCmd
+	if err == nil {
+		l = ck.directLaunch()
+		_, err = s.packArgs(ck, d.Args, l.Args, nil, false)
+	}
+	if err != nil {
+		return fmt.Errorf("run: command 0: %w", err)
+	}
+	l.Workgroups, l.WorkgroupSize = d.Workgroups, d.WorkgroupSize
+	if err := s.be.launch(l); err != nil {
+		return s.fail("run: command 0", err)
 	}
 	return nil
 }

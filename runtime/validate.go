@@ -13,21 +13,8 @@ func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg,
 	if err != nil {
 		return spans, err
 	}
-	info := &ck.info
-	name := info.Export
-	if len(d.Args) != len(info.Params) {
-		return spans, fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, name, len(d.Args), len(info.Params))
-	}
-	for i := range 3 {
-		if d.Workgroups[i] < 1 || d.Workgroups[i] > 1<<31-1 {
-			return spans, fmt.Errorf("%w: kernel %s: workgroups %v: each count must be in [1, 2^31)", ErrArgument, name, d.Workgroups)
-		}
-		if d.WorkgroupSize[i] < 1 || d.WorkgroupSize[i] > 1<<20 {
-			return spans, fmt.Errorf("%w: kernel %s: workgroup size %v: each size must be in [1, 2^20]", ErrArgument, name, d.WorkgroupSize)
-		}
-	}
-	if info.Static && d.WorkgroupSize != info.WorkgroupSize {
-		return spans, fmt.Errorf("%w: kernel %s: workgroup size %v, compiled with %v", ErrArgument, name, d.WorkgroupSize, info.WorkgroupSize)
+	if err := checkShape(ck, d); err != nil {
+		return spans, err
 	}
 	if cap(*arena)-len(*arena) < len(d.Args) {
 		*arena = make([]launchArg, 0, max(64, 2*len(d.Args)))
@@ -36,41 +23,78 @@ func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg,
 	*arena = (*arena)[:n0+len(d.Args)]
 	*l = launchCmd{
 		Kernel:        ck.dev,
-		Name:          name,
+		Name:          ck.info.Export,
 		Workgroups:    d.Workgroups,
 		WorkgroupSize: d.WorkgroupSize,
 		Args:          (*arena)[n0 : n0+len(d.Args) : n0+len(d.Args)],
 	}
-	for i, a := range d.Args {
-		p := &info.Params[i]
-		want := ck.kinds[i]
+	return s.packArgs(ck, d.Args, l.Args, spans, true)
+}
+
+// checkShape checks d's argument count and launch geometry against ck
+// (binding mistakes of arity and workgroup size).
+func checkShape(ck *compiledKernel, d *Dispatch) error {
+	info := &ck.info
+	if len(d.Args) != len(info.Params) {
+		return fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, info.Export, len(d.Args), len(info.Params))
+	}
+	for i := range 3 {
+		if d.Workgroups[i] < 1 || d.Workgroups[i] > 1<<31-1 {
+			return fmt.Errorf("%w: kernel %s: workgroups %v: each count must be in [1, 2^31)", ErrArgument, info.Export, d.Workgroups)
+		}
+		if d.WorkgroupSize[i] < 1 || d.WorkgroupSize[i] > 1<<20 {
+			return fmt.Errorf("%w: kernel %s: workgroup size %v: each size must be in [1, 2^20]", ErrArgument, info.Export, d.WorkgroupSize)
+		}
+	}
+	if info.Static && d.WorkgroupSize != info.WorkgroupSize {
+		return fmt.Errorf("%w: kernel %s: workgroup size %v, compiled with %v", ErrArgument, info.Export, d.WorkgroupSize, info.WorkgroupSize)
+	}
+	return nil
+}
+
+// packArgs checks args (as many as ck's parameters, which checkShape
+// ensured) and packs them into out; with track it also appends the spans
+// the buffer bindings touch, weights excluded. The caller holds s.mu.
+func (s *Session) packArgs(ck *compiledKernel, args []Arg, out []launchArg, spans []span, track bool) ([]span, error) {
+	params := ck.info.Params
+	kinds := ck.kinds
+	if len(args) != len(params) {
+		return spans, fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, ck.info.Export, len(args), len(params))
+	}
+	// kinds and out have a slot per parameter by construction; saying so
+	// lets the compiler drop the loop's bounds checks.
+	kinds, out = kinds[:len(params)], out[:len(params)]
+	for i := range args {
+		a := &args[i]
+		p := &params[i]
+		want := kinds[i]
 		if a.kind != want {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s (#%d) is %s, got %s", ErrArgument, name, p.Name, i, p.Type, a.kind)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s (#%d) is %s, got %s", ErrArgument, ck.info.Export, p.Name, i, p.Type, a.kind)
 		}
 		if want != argBuffer {
 			bits, err := packScalar(a, p.Bytes)
 			if err != nil {
-				return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: %v", ErrArgument, name, p.Name, err)
+				return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: %v", ErrArgument, ck.info.Export, p.Name, err)
 			}
-			l.Args[i] = launchArg{Bits: bits, Size: p.Bytes}
+			out[i] = launchArg{Bits: bits, Size: p.Bytes}
 			continue
 		}
-		b := a.binding
+		b := &a.binding
 		al, err := s.region(b.Region)
 		if err != nil {
-			return spans, fmt.Errorf("kernel %s: parameter %%%s: %w", name, p.Name, err)
+			return spans, fmt.Errorf("kernel %s: parameter %%%s: %w", ck.info.Export, p.Name, err)
 		}
 		if b.Access > AccessReadWrite {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: invalid access %v", ErrArgument, name, p.Name, b.Access)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: invalid access %v", ErrArgument, ck.info.Export, p.Name, b.Access)
 		}
 		if !b.Access.Covers(p.Access) {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s is bound %s but the kernel body needs %s", ErrArgument, name, p.Name, b.Access, p.Access)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s is bound %s but the kernel body needs %s", ErrArgument, ck.info.Export, p.Name, b.Access, p.Access)
 		}
 		if al.weight && b.Access.Writes() {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, name, p.Name, b.Region, b.Access)
+			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, ck.info.Export, p.Name, b.Region, b.Access)
 		}
-		l.Args[i] = launchArg{Buffer: true, Mem: al.mem, Off: b.Region.off, N: b.Region.n}
-		if !al.weight {
+		out[i] = launchArg{Buffer: true, Mem: al.mem, Off: b.Region.off, N: b.Region.n}
+		if track && !al.weight {
 			spans = append(spans, span{alloc: b.Region.alloc, off: b.Region.off, n: b.Region.n, acc: b.Access})
 		}
 	}
@@ -79,7 +103,7 @@ func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg,
 
 // packScalar returns a's value at a carrier of size bytes, zero-extended,
 // refusing values the carrier cannot hold (binding mistake 7).
-func packScalar(a Arg, size int) (uint64, error) {
+func packScalar(a *Arg, size int) (uint64, error) {
 	switch a.kind {
 	case argIndex:
 		v := int64(a.val)
