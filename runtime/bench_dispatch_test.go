@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"flag"
+	"slices"
 	"testing"
 	"time"
 
@@ -73,6 +74,69 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 		}
 		b.ReportMetric(sidebyside.Median(diff), "run-launch-ns")
 	})
+}
+
+// nopLaunchBackend is the CPU backend with launches that do nothing, so a
+// benchmark sees only what the session does around a launch.
+type nopLaunchBackend struct{ *cpuBackend }
+
+func (nopLaunchBackend) launch(*launchCmd) error { return nil }
+
+// BenchmarkDispatchChecks is the session's own work for Run of one
+// dispatch (lock, checks, packing), without any driver: Run against a
+// launch that returns at once, alternating as in BenchmarkDispatchOverhead.
+// run-launch-ns is the cost a GPU launch pays on top of the driver call.
+func BenchmarkDispatchChecks(b *testing.B) {
+	s := newSession(nopLaunchBackend{newCPUBackend(Options{Workers: 1})}, "test", Options{Workers: 1})
+	defer s.Close()
+	p := newPipeline(b, s)
+	x := must(Alloc[float32](s, 64))
+	y := must(Alloc[float32](s, 64))
+	empty, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "empty.loom", Text: emptyKernel}}, Export: "empty"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		d    Dispatch
+	}{
+		{"empty", Dispatch{Kernel: empty[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{32, 1, 1}}},
+		{"square", p.squareD(64, x, y)},
+		{"offAdd", p.offAddD(64, 3, 8, x.Region(), must(SliceOf[int32](y.Region())))},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			one := []Command{c.d}
+			var l launchCmd
+			s.mu.Lock()
+			_, err := s.prepareDispatch(&c.d, &l, new([]launchArg), nil)
+			s.mu.Unlock()
+			if err != nil {
+				b.Fatal(err)
+			}
+			calls := b.N
+			timed := func(f func() error) func() (float64, error) {
+				return func() (float64, error) {
+					start := time.Now()
+					for range calls {
+						if err := f(); err != nil {
+							return 0, err
+						}
+					}
+					return float64(time.Since(start).Nanoseconds()) / float64(calls), nil
+				}
+			}
+			r, err := sidebyside.Run(*dispatchRounds, timed(func() error { return s.be.launch(&l) }), timed(func() error { return s.Run(one) }))
+			if err != nil {
+				b.Fatal(err)
+			}
+			diff := make([]float64, len(r.A))
+			for i := range diff {
+				diff[i] = r.B[i] - r.A[i]
+			}
+			b.ReportMetric(sidebyside.Median(diff), "run-launch-ns")
+			b.ReportMetric(slices.Min(r.B)-slices.Min(r.A), "min-run-min-launch-ns")
+		})
+	}
 }
 
 // TestRunReusesScratch: direct runs of mixed sizes reuse the session's

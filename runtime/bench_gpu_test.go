@@ -13,6 +13,17 @@ import (
 	"github.com/loomgen/loomgen/internal/sidebyside"
 )
 
+// emptyKernel is a kernel without parameters that does nothing: a launch of
+// it costs only the launch.
+var emptyKernel = []byte(`kernel.def export("empty") @empty() {
+  %one = index.constant 1 : index
+  %wg = index.constant 32 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
+} launch() {
+  kernel.return
+}
+`)
+
 // BenchmarkSessionVersusNative compares direct dispatch through the session
 // (Run of one command: checks, argument packing, the launch) with a native C
 // loop of cuLaunchKernel over the same compiled kernel on the same stream,
@@ -33,15 +44,7 @@ func BenchmarkSessionVersusNative(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	empty := []byte(`kernel.def export("empty") @empty() {
-  %one = index.constant 1 : index
-  %wg = index.constant 32 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
-} launch() {
-  kernel.return
-}
-`)
-	ks, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "empty.loom", Text: empty}}, Export: "empty"}})
+	ks, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "empty.loom", Text: emptyKernel}}, Export: "empty"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -256,7 +256,11 @@ func (s *Session) runDispatch(d *Dispatch) error {
 	if err != nil {
 		return fmt.Errorf("run: command 0: %w", err)
 	}
-	l.Workgroups, l.WorkgroupSize = d.Workgroups, d.WorkgroupSize
+	// Element by element: the compiler copies a [3]int with overlapping
+	// 16-byte moves, which stall on the stores just made.
+	for i := range 3 {
+		l.Workgroups[i], l.WorkgroupSize[i] = d.Workgroups[i], d.WorkgroupSize[i]
+	}
 	if err := s.be.launch(l); err != nil {
 		return s.fail("run: command 0", err)
 	}

@@ -76,7 +76,10 @@ func (s *Session) packArgs(ck *compiledKernel, args []Arg, out []launchArg, span
 			if err != nil {
 				return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: %v", ErrArgument, ck.info.Export, p.Name, err)
 			}
-			out[i] = launchArg{Bits: bits, Size: p.Bytes}
+			// Field by field: a composite literal is built on the stack
+			// and block-copied, which costs more than the checks.
+			o := &out[i]
+			o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size = false, nil, 0, 0, bits, p.Bytes
 			continue
 		}
 		b := &a.binding
@@ -93,7 +96,8 @@ func (s *Session) packArgs(ck *compiledKernel, args []Arg, out []launchArg, span
 		if al.weight && b.Access.Writes() {
 			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, ck.info.Export, p.Name, b.Region, b.Access)
 		}
-		out[i] = launchArg{Buffer: true, Mem: al.mem, Off: b.Region.off, N: b.Region.n}
+		o := &out[i]
+		o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size = true, al.mem, b.Region.off, b.Region.n, 0, 0
 		if track && !al.weight {
 			spans = append(spans, span{alloc: b.Region.alloc, off: b.Region.off, n: b.Region.n, acc: b.Access})
 		}
