@@ -55,77 +55,127 @@ func checkShape(ck *compiledKernel, d *Dispatch) error {
 // packArgs checks args (as many as ck's parameters, which checkShape
 // ensured) and packs them into out; with track it also appends the spans
 // the buffer bindings touch, weights excluded. The caller holds s.mu.
+//
+// The loop is every check of argError in plain comparisons, with no
+// message built: any argument that fails one goes to argError, which runs
+// the checks again in order and says what is wrong. Keeping fmt out of
+// this function keeps its frame small, which direct launches feel.
 func (s *Session) packArgs(ck *compiledKernel, args []Arg, out []launchArg, spans []span, track bool) ([]span, error) {
 	params := ck.info.Params
-	kinds := ck.kinds
 	if len(args) != len(params) {
-		return spans, fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, ck.info.Export, len(args), len(params))
+		return spans, s.argError(ck, args, -1)
 	}
 	// kinds and out have a slot per parameter by construction; saying so
 	// lets the compiler drop the loop's bounds checks.
-	kinds, out = kinds[:len(params)], out[:len(params)]
+	kinds, out := ck.kinds[:len(params)], out[:len(params)]
+	allocs := s.allocs
 	for i := range args {
 		a := &args[i]
-		p := &params[i]
 		want := kinds[i]
 		if a.kind != want {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s (#%d) is %s, got %s", ErrArgument, ck.info.Export, p.Name, i, p.Type, a.kind)
+			return spans, s.argError(ck, args, i)
 		}
+		o := &out[i]
 		if want != argBuffer {
-			bits, err := packScalar(a, p.Bytes)
-			if err != nil {
-				return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: %v", ErrArgument, ck.info.Export, p.Name, err)
+			size := params[i].Bytes
+			bits, ok := scalarBits(a, size)
+			if !ok {
+				return spans, s.argError(ck, args, i)
 			}
 			// Field by field: a composite literal is built on the stack
 			// and block-copied, which costs more than the checks.
-			o := &out[i]
-			o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size = false, nil, 0, 0, bits, p.Bytes
+			o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size = false, nil, 0, 0, bits, size
 			continue
 		}
-		b := &a.binding
-		al, err := s.region(b.Region)
-		if err != nil {
-			return spans, fmt.Errorf("kernel %s: parameter %%%s: %w", ck.info.Export, p.Name, err)
+		r := &a.binding.Region
+		acc := a.binding.Access
+		// s.id is never 0, so this also refuses the zero Region.
+		if r.sess != s.id || int(r.alloc) >= len(allocs) {
+			return spans, s.argError(ck, args, i)
 		}
-		if b.Access > AccessReadWrite {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s: invalid access %v", ErrArgument, ck.info.Export, p.Name, b.Access)
+		al := allocs[r.alloc]
+		if al == nil || r.off < 0 || r.n < 0 || r.off > al.size || r.n > al.size-r.off ||
+			acc > AccessReadWrite || !acc.Covers(params[i].Access) || (al.weight && acc.Writes()) {
+			return spans, s.argError(ck, args, i)
 		}
-		if !b.Access.Covers(p.Access) {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s is bound %s but the kernel body needs %s", ErrArgument, ck.info.Export, p.Name, b.Access, p.Access)
-		}
-		if al.weight && b.Access.Writes() {
-			return spans, fmt.Errorf("%w: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, ck.info.Export, p.Name, b.Region, b.Access)
-		}
-		o := &out[i]
-		o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size = true, al.mem, b.Region.off, b.Region.n, 0, 0
+		o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size = true, al.mem, r.off, r.n, 0, 0
 		if track && !al.weight {
-			spans = append(spans, span{alloc: b.Region.alloc, off: b.Region.off, n: b.Region.n, acc: b.Access})
+			spans = append(spans, span{alloc: r.alloc, off: r.off, n: r.n, acc: acc})
 		}
 	}
 	return spans, nil
 }
 
-// packScalar returns a's value at a carrier of size bytes, zero-extended,
-// refusing values the carrier cannot hold (binding mistake 7).
-func packScalar(a *Arg, size int) (uint64, error) {
+// argError says why argument i of a dispatch of ck is refused (i < 0: the
+// count is wrong), running the checks of packArgs one at a time, in order.
+// An argument it finds nothing wrong with means packArgs and it disagree,
+// a bug reported as such rather than a launch.
+//
+//go:noinline
+func (s *Session) argError(ck *compiledKernel, args []Arg, i int) error {
+	name, params := ck.info.Export, ck.info.Params
+	if i < 0 || len(args) != len(params) {
+		return fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, name, len(args), len(params))
+	}
+	a, p := &args[i], &params[i]
+	if a.kind != ck.kinds[i] {
+		return fmt.Errorf("%w: kernel %s: parameter %%%s (#%d) is %s, got %s", ErrArgument, name, p.Name, i, p.Type, a.kind)
+	}
+	if a.kind != argBuffer {
+		if _, err := packScalar(a, p.Bytes); err != nil {
+			return fmt.Errorf("%w: kernel %s: parameter %%%s: %v", ErrArgument, name, p.Name, err)
+		}
+		return fmt.Errorf("%w: kernel %s: parameter %%%s: %v refused without a reason (internal error)", ErrArgument, name, p.Name, *a)
+	}
+	b := &a.binding
+	al, err := s.region(b.Region)
+	if err != nil {
+		return fmt.Errorf("kernel %s: parameter %%%s: %w", name, p.Name, err)
+	}
+	if b.Access > AccessReadWrite {
+		return fmt.Errorf("%w: kernel %s: parameter %%%s: invalid access %v", ErrArgument, name, p.Name, b.Access)
+	}
+	if !b.Access.Covers(p.Access) {
+		return fmt.Errorf("%w: kernel %s: parameter %%%s is bound %s but the kernel body needs %s", ErrArgument, name, p.Name, b.Access, p.Access)
+	}
+	if al.weight && b.Access.Writes() {
+		return fmt.Errorf("%w: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, name, p.Name, b.Region, b.Access)
+	}
+	return fmt.Errorf("%w: kernel %s: parameter %%%s: %v refused without a reason (internal error)", ErrArgument, name, p.Name, *a)
+}
+
+// scalarBits is packScalar's value and whether the carrier holds it,
+// without building the refusal.
+func scalarBits(a *Arg, size int) (uint64, bool) {
 	switch a.kind {
 	case argIndex:
 		v := int64(a.val)
 		if size < 8 {
 			lo, hi := -int64(1)<<(size*8-1), int64(1)<<(size*8-1)-1
 			if v < lo || v > hi {
-				return 0, fmt.Errorf("index %d does not fit the %d-bit index carrier", v, size*8)
+				return 0, false
 			}
-			return uint64(v) & (1<<(size*8) - 1), nil
+			return uint64(v) & (1<<(size*8) - 1), true
 		}
-		return uint64(v), nil
+		return uint64(v), true
 	case argOffset:
 		if size < 8 && a.val>>(size*8) != 0 {
-			return 0, fmt.Errorf("offset %d does not fit the %d-bit offset carrier", a.val, size*8)
+			return 0, false
 		}
-		return a.val, nil
 	}
-	return a.val, nil
+	return a.val, true
+}
+
+// packScalar returns a's value at a carrier of size bytes, zero-extended,
+// refusing values the carrier cannot hold (binding mistake 7).
+func packScalar(a *Arg, size int) (uint64, error) {
+	if bits, ok := scalarBits(a, size); ok {
+		return bits, nil
+	}
+	if a.kind == argIndex {
+		return 0, fmt.Errorf("index %d does not fit the %d-bit index carrier", int64(a.val), size*8)
+	}
+	return 0, fmt.Errorf("offset %d does not fit the %d-bit offset carrier", a.val, size*8)
 }
 
 // prepareFill checks f into c and appends the span it writes; the caller
