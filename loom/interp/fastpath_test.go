@@ -86,7 +86,7 @@ func TestF32CodecRandomBits(t *testing.T) {
 	vec := hasFMA
 	defer func() { hasFMA = vec }()
 	s := uint32(777)
-	for _, n := range []int{1, 3, 4, 7, 1029} {
+	for _, n := range []int{1, 3, 4, 7, 16, 21, 1029} {
 		blk := make([]byte, 4*n)
 		in := make([]float64, n)
 		for i := range n {

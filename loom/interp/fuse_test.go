@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,7 +181,7 @@ func TestBinBlock32(t *testing.T) {
 	for _, vec := range []bool{false, true} {
 		hasFMA = vec && h
 		for _, op := range []byte{'+', '-', '*', '/'} {
-			for _, n := range []int{0, 1, 7, 8, 9, 31, 64, 100} {
+			for _, n := range []int{0, 1, 7, 8, 9, 16, 24, 31, 40, 64, 100, 1000} {
 				a, b := randF32(n, uint64(n)+uint64(op)), randF32(n, uint64(n)*3+1)
 				want := make([]float32, n)
 				for i := range want {
@@ -198,6 +199,9 @@ func TestBinBlock32(t *testing.T) {
 				r := make([]float32, n)
 				binBlock32(op, r, a, b)
 				exactF32(t, "out of place "+string(op), r, want)
+				b2 := slices.Clone(b)
+				binBlock32(op, b2, a, b2)
+				exactF32(t, "in place of b "+string(op), b2, want)
 				binBlock32(op, a, a, b)
 				exactF32(t, "in place "+string(op), a, want)
 			}
