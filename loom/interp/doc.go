@@ -40,10 +40,15 @@
 // (gather.go).
 //
 // Run spreads the workgroups of a launch over a bounded pool of goroutines,
-// which claim short runs of consecutive workgroups.
+// which claim runs of consecutive workgroups that shrink as the work runs
+// out, so the workers finish close together. f32 block loops prefetch
+// ahead across page boundaries, which the hardware prefetchers do not
+// cross (fma_amd64.s).
 // Every load, store and atomic is checked against its view's extents and the
 // bound buffer; index arithmetic is emulated at the target's carrier width and
 // an out-of-range value is an error rather than a silent wrap. A failure
-// stops the dispatch and names the kernel, the op position and the workgroup
-// and workitem coordinates.
+// stops the workgroups after the failing one and names the kernel, the op
+// position and the workgroup and workitem coordinates; the error is the
+// lowest failing workgroup's (or, for a batch of a kernel that reads what
+// it writes, the batch's first trap), the same for any number of workers.
 package interp
