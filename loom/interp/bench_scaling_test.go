@@ -25,7 +25,8 @@ var scalingRounds = flag.Int("interp.rounds", 7, "rounds of BenchmarkScaling")
 //	go test ./loom/interp -run XXX -bench Scaling -benchtime 1x -interp.rounds 9
 //
 // It reports, per worker count P, interp-eff-P and go-eff-P (medians) and
-// min-interp-eff-P, and interp-ms-P and go-ms-P (median times; P = 1 too).
+// min-interp-eff-P, interp-ms-P and go-ms-P (median times; P = 1 too), and
+// interp/go-1, the median per-round ratio of the one-core times.
 func BenchmarkScaling(b *testing.B) {
 	all := runtime.GOMAXPROCS(0)
 	counts := []int{1}
@@ -110,6 +111,11 @@ func BenchmarkScaling(b *testing.B) {
 				b.ReportMetric(sidebyside.Median(times[i])/1e6, fmt.Sprintf("interp-ms-%d", p))
 				b.ReportMetric(sidebyside.Median(times[-1-i])/1e6, fmt.Sprintf("go-ms-%d", p))
 				if p == 1 {
+					ratio := make([]float64, len(times[0]))
+					for r := range ratio {
+						ratio[r] = times[0][r] / times[-1][r]
+					}
+					b.ReportMetric(sidebyside.Median(ratio), "interp/go-1")
 					continue
 				}
 				eff, goEff := make([]float64, len(times[i])), make([]float64, len(times[i]))
