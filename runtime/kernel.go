@@ -9,17 +9,18 @@ import (
 // compiledKernel is a kernel compiled by one session, with the metadata
 // every dispatch is checked against.
 type compiledKernel struct {
-	info KernelInfo
-	// kinds[i] is the argument kind launch parameter i accepts.
-	kinds []argKind
-	dev   devKernel
 	// direct is the packed launch of Run's one-dispatch path, reused by
 	// every such Run of this kernel under s.mu (the backend is done with
 	// it when launch returns). Kernel, Name and the argument slots are
 	// set by the first such run; between runs it still refers to the
 	// memory the last run bound, which the session owns until Close
-	// anyway.
+	// anyway. It and kinds come first, next to info's signature, so a
+	// direct Run reads few cache lines (see Session).
 	direct launchCmd
+	// kinds[i] is the argument kind launch parameter i accepts.
+	kinds []argKind
+	info  KernelInfo
+	dev   devKernel
 
 	// Analysis results kept for LaunchConfig.
 	prog   *loom.Program

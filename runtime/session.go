@@ -39,19 +39,22 @@ type Options struct {
 // calls itself. Region, Slice, Kernel and Binding are plain values, free to
 // share.
 type Session struct {
-	id     uint64
-	mu     sync.Mutex
-	be     backend
-	reason string
-	opts   Options
-
+	// The fields a direct Run reads come first, next to each other: a
+	// launch runs microseconds of driver code that evicts them from the
+	// nearer caches, so each further cache line they spread over costs a
+	// miss per launch.
+	id      uint64
+	mu      sync.Mutex
 	closed  bool
 	failure error // set by the first device failure; the session is unusable after
-
-	allocs  []*allocation
+	be      backend
 	kernels []*compiledKernel
-	cache   map[cacheKey]int32
-	graphs  map[string]*recording
+	allocs  []*allocation
+
+	reason string
+	opts   Options
+	cache  map[cacheKey]int32
+	graphs map[string]*recording
 
 	staging []byte // ReadMany's combined readback buffer, reused across calls
 	// run and runNodes are Run's scratch, reused across calls: a direct
