@@ -78,29 +78,16 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 
 // nopLaunchBackend is the CPU backend with launches that do nothing, so a
 // benchmark sees only what the session does around a launch.
-type nopLaunchBackend struct {
-	*cpuBackend
-	evict []byte // when set, every launch reads through it first
-	sink  byte
-}
+type nopLaunchBackend struct{ *cpuBackend }
 
-func (b *nopLaunchBackend) launch(*launchCmd) error {
-	// A real launch runs microseconds of driver code that pushes the
-	// session's data out of the nearer caches; sweeping a buffer larger
-	// than them does the same, so the session pays its cache misses.
-	for i := 0; i < len(b.evict); i += 64 {
-		b.sink += b.evict[i]
-	}
-	return nil
-}
+func (nopLaunchBackend) launch(*launchCmd) error { return nil }
 
 // BenchmarkDispatchChecks is the session's own work for Run of one
 // dispatch (lock, checks, packing), without any driver: Run against a
 // launch that returns at once, alternating as in BenchmarkDispatchOverhead.
 // run-launch-ns is the cost a GPU launch pays on top of the driver call.
 func BenchmarkDispatchChecks(b *testing.B) {
-	nb := &nopLaunchBackend{cpuBackend: newCPUBackend(Options{Workers: 1})}
-	s := newSession(nb, "test", Options{Workers: 1})
+	s := newSession(nopLaunchBackend{newCPUBackend(Options{Workers: 1})}, "test", Options{Workers: 1})
 	defer s.Close()
 	p := newPipeline(b, s)
 	x := must(Alloc[float32](s, 64))
@@ -117,44 +104,38 @@ func BenchmarkDispatchChecks(b *testing.B) {
 		{"square", p.squareD(64, x, y)},
 		{"offAdd", p.offAddD(64, 3, 8, x.Region(), must(SliceOf[int32](y.Region())))},
 	} {
-		for _, cache := range []string{"warm", "cold"} {
-			b.Run(c.name+"/"+cache, func(b *testing.B) {
-				nb.evict = nil
-				if cache == "cold" {
-					nb.evict = make([]byte, 2<<20)
-				}
-				one := []Command{c.d}
-				var l launchCmd
-				s.mu.Lock()
-				_, err := s.prepareDispatch(&c.d, &l, new([]launchArg), nil)
-				s.mu.Unlock()
-				if err != nil {
-					b.Fatal(err)
-				}
-				calls := b.N
-				timed := func(f func() error) func() (float64, error) {
-					return func() (float64, error) {
-						start := time.Now()
-						for range calls {
-							if err := f(); err != nil {
-								return 0, err
-							}
+		b.Run(c.name, func(b *testing.B) {
+			one := []Command{c.d}
+			var l launchCmd
+			s.mu.Lock()
+			_, err := s.prepareDispatch(&c.d, &l, new([]launchArg), nil)
+			s.mu.Unlock()
+			if err != nil {
+				b.Fatal(err)
+			}
+			calls := b.N
+			timed := func(f func() error) func() (float64, error) {
+				return func() (float64, error) {
+					start := time.Now()
+					for range calls {
+						if err := f(); err != nil {
+							return 0, err
 						}
-						return float64(time.Since(start).Nanoseconds()) / float64(calls), nil
 					}
+					return float64(time.Since(start).Nanoseconds()) / float64(calls), nil
 				}
-				r, err := sidebyside.Run(*dispatchRounds, timed(func() error { return s.be.launch(&l) }), timed(func() error { return s.Run(one) }))
-				if err != nil {
-					b.Fatal(err)
-				}
-				diff := make([]float64, len(r.A))
-				for i := range diff {
-					diff[i] = r.B[i] - r.A[i]
-				}
-				b.ReportMetric(sidebyside.Median(diff), "run-launch-ns")
-				b.ReportMetric(slices.Min(r.B)-slices.Min(r.A), "min-run-min-launch-ns")
-			})
-		}
+			}
+			r, err := sidebyside.Run(*dispatchRounds, timed(func() error { return s.be.launch(&l) }), timed(func() error { return s.Run(one) }))
+			if err != nil {
+				b.Fatal(err)
+			}
+			diff := make([]float64, len(r.A))
+			for i := range diff {
+				diff[i] = r.B[i] - r.A[i]
+			}
+			b.ReportMetric(sidebyside.Median(diff), "run-launch-ns")
+			b.ReportMetric(slices.Min(r.B)-slices.Min(r.A), "min-run-min-launch-ns")
+		})
 	}
 }
 
