@@ -225,3 +225,42 @@ func TestDirectRunConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckShapeAgreesWithShapeError: checkShape refuses a launch shape
+// exactly when shapeError finds a mistake, at and around every bound.
+func TestCheckShapeAgreesWithShapeError(t *testing.T) {
+	s := testSession(t)
+	k := fakeKernel(s, "shape", bufParam("x", AccessRead))
+	ck := s.kernels[k.id]
+	counts := []int{-1, 0, 1, 7, 1<<31 - 1, 1 << 31}
+	sizes := []int{0, 1, 64, 1 << 20, 1<<20 + 1}
+	refused, passed := 0, 0
+	for _, static := range []bool{false, true} {
+		ck.info.Static, ck.info.WorkgroupSize = static, [3]int{64, 1, 1}
+		for _, nargs := range []int{0, 1, 2} {
+			for i := range 3 {
+				for _, c := range counts {
+					for _, z := range sizes {
+						d := Dispatch{Kernel: k, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{64, 1, 1}, Args: make([]Arg, nargs)}
+						d.Workgroups[i], d.WorkgroupSize[i] = c, z
+						got, want := checkShape(ck, &d), shapeError(ck, &d)
+						if strings.Contains(want.Error(), "internal error") {
+							want = nil
+						}
+						if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+							t.Fatalf("%+v (static %v): checkShape %v, shapeError %v", d, static, got, want)
+						}
+						if got == nil {
+							passed++
+						} else {
+							refused++
+						}
+					}
+				}
+			}
+		}
+	}
+	if passed == 0 || refused == 0 {
+		t.Fatalf("%d passed, %d refused: the table misses a side", passed, refused)
+	}
+}

@@ -32,8 +32,24 @@ func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg,
 }
 
 // checkShape checks d's argument count and launch geometry against ck
-// (binding mistakes of arity and workgroup size).
+// (binding mistakes of arity and workgroup size), in plain comparisons;
+// shapeError words a refusal.
 func checkShape(ck *compiledKernel, d *Dispatch) error {
+	info := &ck.info
+	bad := len(d.Args) != len(info.Params) || (info.Static && d.WorkgroupSize != info.WorkgroupSize)
+	for i := range 3 {
+		bad = bad || d.Workgroups[i] < 1 || d.Workgroups[i] > 1<<31-1 || d.WorkgroupSize[i] < 1 || d.WorkgroupSize[i] > 1<<20
+	}
+	if bad {
+		return shapeError(ck, d)
+	}
+	return nil
+}
+
+// shapeError says what checkShape refused, one check at a time, in order.
+//
+//go:noinline
+func shapeError(ck *compiledKernel, d *Dispatch) error {
 	info := &ck.info
 	if len(d.Args) != len(info.Params) {
 		return fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, info.Export, len(d.Args), len(info.Params))
@@ -49,7 +65,7 @@ func checkShape(ck *compiledKernel, d *Dispatch) error {
 	if info.Static && d.WorkgroupSize != info.WorkgroupSize {
 		return fmt.Errorf("%w: kernel %s: workgroup size %v, compiled with %v", ErrArgument, info.Export, d.WorkgroupSize, info.WorkgroupSize)
 	}
-	return nil
+	return fmt.Errorf("%w: kernel %s: launch shape %v × %v refused without a reason (internal error)", ErrArgument, info.Export, d.Workgroups, d.WorkgroupSize)
 }
 
 // packArgs checks args (as many as ck's parameters, which checkShape
