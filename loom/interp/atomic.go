@@ -64,8 +64,9 @@ func (c *compiler) atomic(b *block, op *loom.Op, name string) (instr, error) {
 			if err != nil {
 				return err
 			}
-			if off%int64(a.cd.size) != 0 {
-				return newTrap(op, l, ErrMisaligned, "%d-byte atomic at byte offset %d", a.cd.size, off)
+			if rel := off - int64(l/fr.grp)*v.gstride; rel%int64(a.cd.size) != 0 {
+				// The group-relative offset: a batch's blocks lie apart.
+				return newTrap(op, l, ErrMisaligned, "%d-byte atomic at byte offset %d", a.cd.size, rel)
 			}
 			pick := func(s *slot) int {
 				if s.uni {

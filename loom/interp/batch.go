@@ -45,6 +45,17 @@ var noRerun bool
 // reduction at 256), while 8 to 32 lanes gained a little.
 const groupBatchLanes = 32
 
+// batchPays reports whether Run batches workgroups of L lanes. Kernels
+// with workgroup memory are batched only where their batched form keeps
+// lane facts for every workgroup-memory access (batchwg.go): otherwise
+// each access runs lane by lane, which costs more than it saves.
+func (k *Kernel) batchPays(L int) bool {
+	if len(k.allocas) > 0 {
+		return k.batch.wgFast
+	}
+	return !k.groupOps || L <= groupBatchLanes
+}
+
 // batchGroups, when above 1, fixes the workgroups per batch (tests).
 var batchGroups = 0
 

@@ -34,17 +34,17 @@ func TestBatchedForm(t *testing.T) {
 	}
 }
 
-// A kernel without workgroup memory has a batched form (barriers and
-// collectives act per workgroup of the batch); one with workgroup memory
-// does not.
+// Kernels have a batched form, with or without workgroup memory (barriers
+// and collectives act per workgroup of the batch, workgroup memory has a
+// block per workgroup).
 func TestBatchEligibility(t *testing.T) {
 	for _, c := range []struct {
 		file, export string
 		want         bool
 	}{
 		{"saxpy.loom", "saxpy", true},
-		{"reduce_sum_workgroup.loom", "reduce_sum_f32", false},
-		{"matmul_tiled.loom", "matmul_f32", false},
+		{"reduce_sum_workgroup.loom", "reduce_sum_f32", true},
+		{"matmul_tiled.loom", "matmul_f32", true},
 		{"workgroup_reduce.loom", "block_max", true},
 		{"subgroup_reduce.loom", "subgroup_sum_max", true},
 	} {

@@ -35,6 +35,11 @@ type compiler struct {
 	// accesses reach (rerun.go).
 	roots         map[*slot]uint64
 	read, written uint64
+	// wgv marks, in a batched form, views that reach workgroup memory
+	// (batchwg.go).
+	wgv map[*slot]bool
+	// hasWG caches allocatesWG: 0 unknown, 1 no, 2 yes.
+	hasWG int8
 	// exits counts the lane-ending ops compiled so far (kernel.exit, a
 	// nested kernel.return): a region whose compile left it unchanged
 	// never clears mask lanes in place (runRange).

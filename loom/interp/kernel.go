@@ -85,6 +85,9 @@ type Kernel struct {
 	// writes; readRoots and writtenRoots are those parameters, by bit
 	// (rerun.go).
 	rerunSafe               bool
+	// wgFast: every access of the batched form through workgroup memory
+	// has its per-group fast form (batchwg.go), so Run batches it.
+	wgFast bool
 	readRoots, writtenRoots uint64
 }
 
@@ -161,7 +164,7 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 	if err := c.compileKernel(kd); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", export, err)
 	}
-	if k.groupOps && !k.rerunSafe {
+	if (k.groupOps || len(k.allocas) > 0) && !k.rerunSafe {
 		// A batch's error may be a later group's than the lowest
 		// failing one, and running its groups again would not be exact
 		// (rerun.go): kernels with barriers and collectives are new to

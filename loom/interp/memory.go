@@ -168,7 +168,7 @@ func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
 					return newTrap(op, laneOr(uni, l), ErrOutOfBounds, "dimension %d of the view is negative (%d)", k, n)
 				}
 			}
-			v := view{mem: src.mem, base: src.base + o, lim: src.lim, root: src.root}
+			v := view{mem: src.mem, base: src.base + o, lim: src.lim, root: src.root, gstride: src.gstride}
 			v.setDense(d)
 			out[l] = v
 		}
@@ -193,7 +193,7 @@ func uniformView(op *loom.Op, t *loom.Type, ds []*slot, r, buf, off *slot) instr
 	shape.setDense(sizes)
 	return func(fr *frame) error {
 		src, o, out := &fr.V[buf.idx][0], fr.I[off.idx][0], &fr.V[r.idx][0]
-		mem, base, lim, root := src.mem, src.base+o, src.lim, src.root
+		mem, base, lim, root, gs := src.mem, src.base+o, src.lim, src.root, src.gstride
 		if static {
 			out.rank, out.dims, out.strides = shape.rank, shape.dims, shape.strides
 		} else {
@@ -208,7 +208,7 @@ func uniformView(op *loom.Op, t *loom.Type, ds []*slot, r, buf, off *slot) instr
 			out.dims, out.strides = [maxRank]int64{}, [maxRank]int64{}
 			out.setDense(d)
 		}
-		out.mem, out.base, out.lim, out.root = mem, base, lim, root
+		out.mem, out.base, out.lim, out.root, out.gstride = mem, base, lim, root, gs
 		return nil
 	}
 }
@@ -231,7 +231,6 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 	}
 	switch op.Param {
 	case "workgroup":
-		c.k.noBatch = op.Name
 		if !size.uni {
 			return nil, compileErr(op.Pos, ErrUnsupported, "buffer.alloca<workgroup> with a size that differs between work-items")
 		}
@@ -249,17 +248,24 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 			return nil, err
 		}
 		c.fresh(r)
+		c.wgOrigin(r)
 		return func(fr *frame) error {
 			n := fr.I[size.idx][0]
 			if n < 0 || n > 1<<30 {
 				return newTrap(op, -1, ErrOutOfBounds, "workgroup allocation of %d bytes", n)
 			}
+			// A batch of K groups gets K blocks, gs bytes apart (batchwg.go).
+			K, gs := int64(fr.L/fr.grp), int64(0)
+			if K > 1 {
+				gs = (n + 63) &^ 63
+			}
+			total := max(n, K*gs)
 			m := fr.wgMem[site]
-			if int64(cap(m)) < n {
-				m = make([]byte, n)
+			if int64(cap(m)) < total {
+				m = make([]byte, total)
 				fr.wgMem[site] = m
 			}
-			m = m[:n]
+			m = m[:total]
 			clear(m)
 			// Field by field: a whole view literal would zero and copy
 			// its rank-sized arrays every workgroup.
@@ -267,7 +273,7 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 			if out.rank != 0 {
 				out.rank, out.dims, out.strides = 0, [maxRank]int64{}, [maxRank]int64{}
 			}
-			out.mem, out.base, out.lim, out.root = m, 0, n, rootWorkgroup
+			out.mem, out.base, out.lim, out.root, out.gstride = m, 0, n, rootWorkgroup, gs
 			return nil
 		}, nil
 	case "private":
@@ -379,7 +385,7 @@ func (c *compiler) subview(b *block, op *loom.Op) (instr, error) {
 				}
 				base += o * p.strides[k] * int64(esize)
 			}
-			v := view{mem: p.mem, base: base, lim: p.lim, root: p.root, rank: int32(len(d))}
+			v := view{mem: p.mem, base: base, lim: p.lim, root: p.root, rank: int32(len(d)), gstride: p.gstride}
 			for k := range d {
 				v.dims[k] = d[k]
 				v.strides[k] = p.strides[k+drop]
@@ -462,6 +468,9 @@ type access struct {
 	v   *slot
 	idx []*slot
 	cd  codec
+	// wg: in a batched form, the view may be workgroup memory, whose
+	// element differs per group even at a uniform index (batchwg.go).
+	wg bool
 }
 
 func (c *compiler) access(b *block, op *loom.Op, viewAt int, vt *loom.Type) (*access, error) {
@@ -479,7 +488,7 @@ func (c *compiler) access(b *block, op *loom.Op, viewAt int, vt *loom.Type) (*ac
 	if len(op.Operands) < viewAt+1+rank {
 		return nil, compileErr(op.Pos, ErrInvalid, "%s of a rank-%d view needs %d indices", op.Name, rank, rank)
 	}
-	a := &access{op: op, v: v}
+	a := &access{op: op, v: v, wg: c.mayWG(v)}
 	c.accessed(op.Name, v)
 	for _, o := range op.Operands[viewAt+1 : viewAt+1+rank] {
 		s, err := c.operand(b, o, typeIndex)
@@ -494,7 +503,7 @@ func (c *compiler) access(b *block, op *loom.Op, viewAt int, vt *loom.Type) (*ac
 	return a, nil
 }
 
-func (a *access) uni() bool { return a.v.uni && allUni(a.idx...) }
+func (a *access) uni() bool { return !a.wg && a.v.uni && allUni(a.idx...) }
 
 // at computes the byte offset of lane l's element (with extra added to the
 // trailing axes), checking bounds.
@@ -524,6 +533,10 @@ func (a *access) at(fr *frame, l int, extra []int64) (*view, int64, error) {
 		}
 		return nil, 0, newTrap(a.op, l, ErrOutOfBounds, "%s", fr.boundsMsg(v, ix[:n], axis, off, a.cd.size))
 	}
+	if v.gstride != 0 {
+		// Checked against the group's own block; lane l's group's bytes.
+		off += int64(l/fr.grp) * v.gstride
+	}
 	return v, off, nil
 }
 
@@ -546,7 +559,11 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		if (r.kind == kFloat) != a.cd.isFloat || r.comps != 1 {
 			return nil, compileErr(op.Pos, ErrInvalid, "%s: result type %s does not match the view element %s", name, r.typ, a.v.typ.Elem)
 		}
-		if fast := fastLoad(a, r); fast != nil && !atomic {
+		if a.wg {
+			if fast := wgLoad(a, r); fast != nil && !atomic {
+				return fast, nil
+			}
+		} else if fast := fastLoad(a, r); fast != nil && !atomic {
 			c.metaUse(a.idx[0], op, 1)
 			return fast, nil
 		}
@@ -581,6 +598,9 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 			}
 			return nil
 		}
+		if a.wg {
+			return wgGeneric(a, generic), nil
+		}
 		if fast := gatherN(a, r, generic); fast != nil && !atomic {
 			return fast, nil
 		}
@@ -593,7 +613,11 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 	if (x.kind == kFloat) != a.cd.isFloat || x.comps != 1 {
 		return nil, compileErr(op.Pos, ErrInvalid, "%s: value type %s does not match the view element %s", name, x.typ, a.v.typ.Elem)
 	}
-	if fast := fastStore(a, x); fast != nil && !atomic {
+	if a.wg {
+		if fast := wgStore(a, x); fast != nil && !atomic {
+			return fast, nil
+		}
+	} else if fast := fastStore(a, x); fast != nil && !atomic {
 		c.metaUse(a.idx[0], op, 2)
 		return fast, nil
 	}
@@ -627,6 +651,9 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 			}
 		}
 		return nil
+	}
+	if a.wg {
+		return wgGeneric(a, generic), nil
 	}
 	if fast := scatterN(a, x, generic); fast != nil && !atomic {
 		return fast, nil

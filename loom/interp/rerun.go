@@ -49,6 +49,9 @@ func (c *compiler) derive(r, src *slot) {
 		c.roots = map[*slot]uint64{}
 	}
 	c.roots[r] = c.rootsOf(src)
+	if c.wgv[src] {
+		c.wgOrigin(r)
+	}
 }
 
 // fresh records that view r is memory allocated by the run itself

@@ -21,6 +21,11 @@ type view struct {
 	rank    int32
 	dims    [maxRank]int64
 	strides [maxRank]int64
+	// gstride is nonzero only for workgroup memory in a batched frame
+	// (batchwg.go): the K groups' blocks lie gstride bytes apart in mem,
+	// and base, lim and the shape describe each group's own block, so
+	// every check stays per group; lane l's bytes are l/grp blocks on.
+	gstride int64
 }
 
 const (

@@ -1,0 +1,246 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// mlpModule parses the example MLP kernels (layer norm and the tiled
+// matmul with bias use workgroup memory).
+func mlpModule(t testing.TB) *loom.Module {
+	t.Helper()
+	p := filepath.Join("..", "..", "examples", "gen", "kernels", "mlp.loom")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := loom.ParseFile(p, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Every kernel with workgroup memory we have runs batched and gives the
+// bytes of the unbatched form, for batch sizes that divide the launch and
+// sizes that leave groups over.
+func TestBatchedWorkgroupMemoryCorpus(t *testing.T) {
+	one := Options{Workers: 1}
+	ks := []int{2, 3, 5, 8}
+	t.Run("reduce_sum_workgroup", func(t *testing.T) {
+		b, s := bothForms(t, []*loom.Module{corpus(t, "reduce_sum_workgroup.loom")}, "reduce_sum_f32", one)
+		if b.batch == nil {
+			t.Fatalf("no batched form: %s", b.noBatch)
+		}
+		for _, n := range []int{1, 256, 1000, 256*9 + 17} {
+			src := f32bytes(ramp(n, 7, 3))
+			g := (n + 255) / 256
+			sameRuns(t, b, s, Launch{Workgroups: [3]int{g, 1, 1}, WorkgroupSize: [3]int{256, 1, 1}}, func() []Arg {
+				return []Arg{idx(int64(n)), buf(src), buf(make([]byte, 4*g))}
+			}, ks)
+		}
+	})
+	t.Run("matmul_tiled", func(t *testing.T) {
+		b, s := bothForms(t, []*loom.Module{corpus(t, "matmul_tiled.loom")}, "matmul_f32", one)
+		if b.batch == nil {
+			t.Fatalf("no batched form: %s", b.noBatch)
+		}
+		const m, n, k = 37, 53, 45
+		a, bb := f32bytes(ramp(m*k, 10, 1)), f32bytes(ramp(k*n, 11, 1))
+		sameRuns(t, b, s, Launch{Workgroups: [3]int{(n + 15) / 16, (m + 15) / 16, 1}, WorkgroupSize: [3]int{16, 16, 1}}, func() []Arg {
+			return []Arg{idx(m), idx(n), idx(k), buf(a), buf(bb), buf(make([]byte, 4*m*n))}
+		}, ks)
+	})
+	mlp := mlpModule(t)
+	t.Run("layer_norm", func(t *testing.T) {
+		b, s := bothForms(t, []*loom.Module{mlp}, "layer_norm", one)
+		if b.batch == nil {
+			t.Fatalf("no batched form: %s", b.noBatch)
+		}
+		const rows, cols = 11, 150
+		x, gm, bt := f32bytes(ramp(rows*cols, 3, 2)), f32bytes(ramp(cols, 4, 1)), f32bytes(ramp(cols, 5, 1))
+		sameRuns(t, b, s, Launch{Workgroups: [3]int{rows, 1, 1}, WorkgroupSize: [3]int{64, 1, 1}}, func() []Arg {
+			return []Arg{idx(rows), idx(cols), f32a(1e-5), buf(x), buf(gm), buf(bt), buf(make([]byte, 4*rows*cols))}
+		}, ks)
+	})
+	t.Run("matmul_bias", func(t *testing.T) {
+		b, s := bothForms(t, []*loom.Module{mlp}, "matmul_bias", one)
+		if b.batch == nil {
+			t.Fatalf("no batched form: %s", b.noBatch)
+		}
+		const m, n, k = 29, 40, 33
+		a, bb, bias := f32bytes(ramp(m*k, 1, 1)), f32bytes(ramp(k*n, 2, 1)), f32bytes(ramp(n, 3, 1))
+		sameRuns(t, b, s, Launch{Workgroups: [3]int{(n + 15) / 16, (m + 15) / 16, 1}, WorkgroupSize: [3]int{16, 16, 1}}, func() []Arg {
+			return []Arg{idx(m), idx(n), idx(k), buf(a), buf(bb), buf(bias), buf(make([]byte, 4*m*n))}
+		}, ks)
+	})
+}
+
+// wgErrKernels use workgroup memory and fail in one workgroup (%b) only:
+// an index past the group's block (which in a batch is the next group's
+// block, so it must still be an error), a barrier reached by part of the
+// group, and a uniform index read back from workgroup memory.
+var wgErrKernels = map[string]string{
+	"oob_store": `
+  %tid = kernel.workitem.id<x> : index
+  %g = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %sz = index.constant 32 : offset
+  %c8 = index.constant 8 : index
+  %s = buffer.alloca<workgroup> align(16) %sz : buffer
+  %tile = buffer.view %s[%z] : buffer -> view<8xf32>
+  %out = buffer.view %o[%z] : buffer -> view<[%n]xf32>
+  %bad = index.cmp eq, %g, %b : index
+  %j = scf.if %bad -> (index) {
+    %p = index.add %tid, %c8 : index
+    scf.yield %p : index
+  } else {
+    scf.yield %tid : index
+  }
+  %f = scalar.constant 1.5 : f32
+  view.store %f, %tile[%j] : f32, view<8xf32>
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %i = kernel.workitem.dispatch.id<x> : index
+  %v = view.load %tile[%tid] : view<8xf32> -> f32
+  %ok = index.cmp ult, %i, %n : index
+  scf.if %ok {
+    view.store %v, %out[%i] : f32, view<[%n]xf32>
+  }
+  kernel.return`,
+	"oob_load_buffer_bytes": `
+  %tid = kernel.workitem.id<x> : index
+  %g = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %sz = index.constant 32 : offset
+  %c1 = index.constant 1 : index
+  %s = buffer.alloca<workgroup> align(16) %sz : buffer
+  %tile = buffer.view %s[%z] : buffer -> view<16xf32>
+  %out = buffer.view %o[%z] : buffer -> view<[%n]xf32>
+  %f = scalar.constant 2.0 : f32
+  view.store %f, %tile[%tid] : f32, view<16xf32>
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %bad = index.cmp eq, %g, %b : index
+  %j = scf.if %bad -> (index) {
+    %p = index.add %tid, %c1 : index
+    scf.yield %p : index
+  } else {
+    scf.yield %tid : index
+  }
+  %v = view.load %tile[%j] : view<16xf32> -> f32
+  %i = kernel.workitem.dispatch.id<x> : index
+  %ok = index.cmp ult, %i, %n : index
+  scf.if %ok {
+    view.store %v, %out[%i] : f32, view<[%n]xf32>
+  }
+  kernel.return`,
+	"divergent_barrier": `
+  %tid = kernel.workitem.id<x> : index
+  %g = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %sz = index.constant 32 : offset
+  %c0 = index.constant 0 : index
+  %c3 = index.constant 3 : index
+  %s = buffer.alloca<workgroup> align(16) %sz : buffer
+  %tile = buffer.view %s[%z] : buffer -> view<8xf32>
+  %out = buffer.view %o[%z] : buffer -> view<[%n]xf32>
+  %f = scalar.constant 3.0 : f32
+  view.store %f, %tile[%tid] : f32, view<8xf32>
+  %bad = index.cmp eq, %g, %b : index
+  %low = index.cmp ult, %tid, %c3 : index
+  %both = scalar.andi %bad, %low : i1
+  scf.if %both {
+    kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  }
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %v = view.load %tile[%c0] : view<8xf32> -> f32
+  %i = kernel.workitem.dispatch.id<x> : index
+  %ok = index.cmp ult, %i, %n : index
+  scf.if %ok {
+    view.store %v, %out[%i] : f32, view<[%n]xf32>
+  }
+  kernel.return`,
+	"uniform_index_from_memory": `
+  %tid = kernel.workitem.id<x> : index
+  %g = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %sz = index.constant 32 : offset
+  %c0 = index.constant 0 : index
+  %c9 = index.constant 9 : index
+  %s = buffer.alloca<workgroup> align(16) %sz : buffer
+  %tile = buffer.view %s[%z] : buffer -> view<8xi32>
+  %out = buffer.view %o[%z] : buffer -> view<[%n]xf32>
+  %first = index.cmp eq, %tid, %c0 : index
+  scf.if %first {
+    %bad = index.cmp eq, %g, %b : index
+    %w = scf.select %bad, %c9, %g : index
+    %wi = index.cast %w : index to i32
+    view.store %wi, %tile[%c0] : i32, view<8xi32>
+  }
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %k32 = view.load %tile[%c0] : view<8xi32> -> i32
+  %k = index.cast %k32 : i32 to index
+  %sc = buffer.alloca<workgroup> align(16) %sz : buffer
+  %t2 = buffer.view %sc[%z] : buffer -> view<8xf32>
+  %f = scalar.constant 4.0 : f32
+  view.store %f, %t2[%k] : f32, view<8xf32>
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %v = view.load %t2[%tid] : view<8xf32> -> f32
+  %i = kernel.workitem.dispatch.id<x> : index
+  %ok = index.cmp ult, %i, %n : index
+  scf.if %ok {
+    view.store %v, %out[%i] : f32, view<[%n]xf32>
+  }
+  kernel.return`,
+}
+
+// A failure in one group of a batch is reported as the unbatched form
+// reports it (workgroup, work-item, index), and no group reaches into
+// another group's block of workgroup memory.
+func TestBatchedWorkgroupMemoryErrors(t *testing.T) {
+	defer func() { noRerun = false }()
+	for name, body := range wgErrKernels {
+		m := parseSrc(t, inlineKernel("%n: index, %b: index, %o: buffer", body))
+		b, s := bothForms(t, []*loom.Module{m}, "k", Options{Workers: 1})
+		if b.batch == nil {
+			t.Fatalf("%s: no batched form (noBatch %q)", name, b.noBatch)
+		}
+		const groups, L = 7, 8
+		l := Launch{Workgroups: [3]int{groups, 1, 1}, WorkgroupSize: [3]int{L, 1, 1}}
+		n := int64(groups*L - 3)
+		for _, bad := range []int64{-1, 0, 2, 5, 6} {
+			// Without reruns too: one failing group makes the batch's own
+			// first trap that group's.
+			// (Its bytes differ: the groups before the failing one in its
+			// batch stopped with it.)
+			werr := s.Run(l, []Arg{idx(n), idx(bad), buf(make([]byte, 4*n))})
+			noRerun = true
+			for _, K := range []int{2, 3, 4, 7} {
+				batchGroups = K
+				if gerr := b.Run(l, []Arg{idx(n), idx(bad), buf(make([]byte, 4*n))}); fmt.Sprint(gerr) != fmt.Sprint(werr) {
+					t.Errorf("%s bad=%d: batches of %d without reruns: error\n%v\nwant\n%v", name, bad, K, gerr, werr)
+				}
+			}
+			batchGroups, noRerun = 0, false
+			err := sameRuns(t, b, s, l, func() []Arg {
+				return []Arg{idx(n), idx(bad), buf(make([]byte, 4*n))}
+			}, []int{2, 3, 4, 7})
+			var re *RunError
+			switch {
+			case bad < 0:
+				if err != nil {
+					t.Errorf("%s bad=%d: %v", name, bad, err)
+				}
+			case !errors.As(err, &re) || re.Workgroup[0] != int(bad):
+				t.Errorf("%s bad=%d: error %v, want one in workgroup %d", name, bad, err, bad)
+			case name == "divergent_barrier" && !errors.Is(err, ErrDivergentBarrier),
+				name != "divergent_barrier" && !errors.Is(err, ErrOutOfBounds):
+				t.Errorf("%s bad=%d: error %v of the wrong class", name, bad, err)
+			}
+		}
+	}
+}
