@@ -84,10 +84,10 @@ type Kernel struct {
 	// rerunSafe: no access reads a buffer parameter that an access
 	// writes; readRoots and writtenRoots are those parameters, by bit
 	// (rerun.go).
-	rerunSafe               bool
+	rerunSafe bool
 	// wgFast: every access of the batched form through workgroup memory
 	// has its per-group fast form (batchwg.go), so Run batches it.
-	wgFast bool
+	wgFast                  bool
 	readRoots, writtenRoots uint64
 }
 
