@@ -32,6 +32,54 @@ var emptyKernel = []byte(`kernel.def export("empty") @empty() {
 // a CUDA device and LOOM_NATIVE_LOOP, hip/testdata/native_loop.c built as a
 // shared library (hip/testdata/benchcmp.sh builds it).
 func BenchmarkSessionVersusNative(b *testing.B) {
+	g := openNativeBench(b)
+	defer g.close()
+	g.versus(b, "session", g.run)
+}
+
+// BenchmarkLayersVersusNative splits BenchmarkSessionVersusNative by layer,
+// each against the same native loop: hip is a bare Stream.Launch of the
+// Loom-compiled kernel with ready arguments (what hip's own
+// BenchmarkVersusNative measures, on this kernel), backend adds the CUDA
+// backend's launch of a prepared command (argument packing), session is Run.
+// The differences between the three ratios say which layer costs what.
+func BenchmarkLayersVersusNative(b *testing.B) {
+	g := openNativeBench(b)
+	defer g.close()
+	gk := g.ck.dev.(*gpuKernel)
+	args := hip.NewArgs()
+	b.Run("hip", func(b *testing.B) {
+		g.versus(b, "go", func() error {
+			return g.be.stream.Launch(gk.fn, hip.Dim3{X: 1, Y: 1, Z: 1}, hip.Dim3{X: 32, Y: 1, Z: 1}, 0, args)
+		})
+	})
+	var l launchCmd
+	d := g.cmd[0].(Dispatch)
+	g.s.mu.Lock()
+	_, err := g.s.prepareDispatch(&d, &l, new([]launchArg), nil)
+	g.s.mu.Unlock()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("backend", func(b *testing.B) {
+		g.versus(b, "go", func() error { return g.be.launch(&l) })
+	})
+	b.Run("session", func(b *testing.B) { g.versus(b, "go", g.run) })
+}
+
+// nativeBench is a CUDA session with the empty kernel compiled and the
+// native launch loop loaded.
+type nativeBench struct {
+	s      *Session
+	be     *gpuBackend
+	ck     *compiledKernel
+	cmd    []Command
+	loop   uintptr
+	fn     uintptr
+	stream uintptr
+}
+
+func openNativeBench(b *testing.B) *nativeBench {
 	so := os.Getenv("LOOM_NATIVE_LOOP")
 	if so == "" {
 		b.Skip("LOOM_NATIVE_LOOP is not set")
@@ -43,47 +91,60 @@ func BenchmarkSessionVersusNative(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	g := &nativeBench{s: s}
+	fail := func(err error) {
+		s.Close()
+		b.Fatal(err)
+	}
 	ks, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "empty.loom", Text: emptyKernel}}, Export: "empty"}})
 	if err != nil {
-		b.Fatal(err)
+		fail(err)
 	}
-	ck, err := s.kernel(ks[0])
-	if err != nil {
-		b.Fatal(err)
+	if g.ck, err = s.kernel(ks[0]); err != nil {
+		fail(err)
 	}
-	be := s.be.(*gpuBackend)
-	fn, stream := ck.dev.(*gpuKernel).fn.Handle(), be.stream.Handle()
+	g.be = s.be.(*gpuBackend)
+	g.fn, g.stream = g.ck.dev.(*gpuKernel).fn.Handle(), g.be.stream.Handle()
 	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
-		b.Fatal(err)
+		fail(err)
 	}
-	loop, err := purego.Dlsym(h, "native_launch_loop")
-	if err != nil {
-		b.Fatal(err)
+	if g.loop, err = purego.Dlsym(h, "native_launch_loop"); err != nil {
+		fail(err)
 	}
-	cmd := []Command{Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{32, 1, 1}}}
+	g.cmd = []Command{Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{32, 1, 1}}}
+	return g
+}
+
+func (g *nativeBench) close() { g.s.Close() }
+
+func (g *nativeBench) run() error { return g.s.Run(g.cmd) }
+
+// versus alternates b.N native launches with b.N calls of launch (then a
+// synchronize), 41 rounds, and reports the medians as native and name.
+func (g *nativeBench) versus(b *testing.B, name string, launch func() error) {
 	// The native loop runs with the context current on its thread, as in
-	// a C program: lock the thread and let a context call make it current.
+	// a C program: lock the thread (each benchmark runs on a goroutine of
+	// its own) and let a context call make it current.
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
-	if err := be.ctx.Synchronize(); err != nil {
+	if err := g.be.ctx.Synchronize(); err != nil {
 		b.Fatal(err)
 	}
 	n := b.N
 	native := func() error {
-		if r, _, _ := purego.SyscallN(loop, fn, stream, uintptr(n)); r != 0 {
+		if r, _, _ := purego.SyscallN(g.loop, g.fn, g.stream, uintptr(n)); r != 0 {
 			return fmt.Errorf("native loop: CUDA error %d", r)
 		}
 		return nil
 	}
 	ours := func() error {
 		for range n {
-			if err := s.Run(cmd); err != nil {
+			if err := launch(); err != nil {
 				return err
 			}
 		}
-		return s.Synchronize()
+		return g.s.Synchronize()
 	}
 	timed := func(f func() error) func() (float64, error) {
 		return func() (float64, error) {
@@ -101,5 +162,5 @@ func BenchmarkSessionVersusNative(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.Report(b, "ns/launch", "native", "session")
+	r.Report(b, "ns/launch", "native", name)
 }
