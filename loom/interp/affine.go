@@ -38,12 +38,27 @@ type regMeta struct {
 	// written (slot.lazyAff); writeAffine writes them. Consumers of a
 	// lazyAff register call it before reading lanes.
 	unwritten bool
+	// per (batched frames, batchwg.go): in every workgroup of the batch,
+	// the lanes [pa, pb) of the group hold a0 plus the lane's index
+	// within its group, and are written. aff is then false, so consumers
+	// that do not know periodic facts read the lanes.
+	per    bool
+	pa, pb int
+	// grpc (batched frames): the register is the workgroup id along axis
+	// gax, constant on each group's lanes and left unwritten; every use
+	// writes the lanes it is about to read (writeAffine).
+	grpc bool
+	gax  int8
 }
 
 // writeAffine writes the lanes of an affine register left unwritten.
 func (fr *frame) writeAffine(s *slot) {
 	m := &fr.meta[s.idx]
 	if !m.unwritten {
+		return
+	}
+	if m.per || m.grpc {
+		fr.writeBatched(s, m)
 		return
 	}
 	R := fr.I[s.idx][m.alo:m.ahi]
@@ -98,6 +113,12 @@ func affineOffset(op *loom.Op, r, v, ua, ub *slot, general instr, tg target) ins
 		// fr.affine(v), written out: this runs at every loop step.
 		lo, hi := fr.lo, fr.hi
 		mv := &fr.meta[vi]
+		if mv.per && v.aff {
+			if ok, err := periodicOffset(fr, r, mv, ua, ub, tg); ok {
+				return err
+			}
+		}
+		fr.meta[r.idx].per, fr.meta[r.idx].grpc = false, false
 		if !v.aff || !mv.aff || lo < mv.alo || hi > mv.ahi {
 			fr.meta[r.idx].aff, fr.meta[r.idx].unwritten = false, false
 			fr.writeAffine(v)
@@ -210,6 +231,8 @@ func (fr *frame) rangeMask(cond *slot) (a, b int, ok bool) {
 type maskIv struct {
 	a, b int
 	ok   bool
+	// per: the mask is [a, b) of every workgroup of a batch (setPeriodic).
+	per bool
 }
 
 // setRange makes scratch mask d the lanes [a, b), writing only what
@@ -217,7 +240,7 @@ type maskIv struct {
 // the same mask step by step).
 func (fr *frame) setRange(d, a, b int) {
 	m, iv := fr.masks[d], &fr.miv[d]
-	if !iv.ok || iv.b <= a || b <= iv.a {
+	if !iv.ok || iv.per || iv.b <= a || b <= iv.a {
 		// fr.all is every lane set: copies are memmoves, not lane loops.
 		clear(m[:a])
 		copy(m[a:b], fr.all)

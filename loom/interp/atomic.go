@@ -19,6 +19,9 @@ func (c *compiler) atomic(b *block, op *loom.Op, name string) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.wg {
+		c.wgSlow++ // lane by lane in a batch (batchwg.go)
+	}
 	vals := make([]*slot, viewAt)
 	for i := range vals {
 		if vals[i], err = c.operand(b, op.Operands[i], nil); err != nil {

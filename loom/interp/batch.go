@@ -77,8 +77,17 @@ func (c *compiler) batchedGroupID(b *block, op *loom.Op, ax int) (instr, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Its uses may read it only where they need it (lazy.go, grpc).
+	r.aff = true
+	c.lazyCandidate(r, op)
 	return func(fr *frame) error {
 		l := &fr.r.launch
+		if r.lazyAff {
+			m := &fr.meta[r.idx]
+			m.aff, m.per, m.rng = false, false, false
+			m.grpc, m.gax, m.unwritten = true, int8(ax), true
+			return nil
+		}
 		out := fr.I[r.idx][:fr.L]
 		for g := 0; g*fr.grp < len(out); g++ {
 			v := int64(groupCoord(l, fr.wgLin+g, ax))

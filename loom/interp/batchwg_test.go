@@ -244,3 +244,128 @@ func TestBatchedWorkgroupMemoryErrors(t *testing.T) {
 		}
 	}
 }
+
+// treeBody is a tree reduction with a start stride %b: strides b, b/2, …,
+// over a 256-element tile, then lane 0 of each group stores its sum and
+// lanes equal to, and below, a bound copy tile elements through a second
+// tile. A stride at or above the group size reads past the group's
+// elements (within the tile up to 256, past it an error).
+const treeBody = `
+  %tid = kernel.workitem.id<x> : index
+  %gid = kernel.workitem.dispatch.id<x> : index
+  %wgid = kernel.workgroup.id<x> : index
+  %ng = kernel.workgroup.count<x> : index
+  %z = index.constant 0 : offset
+  %bytes = index.constant 1024 : offset
+  %s1 = buffer.alloca<workgroup> align(16) %bytes : buffer
+  %s2 = buffer.alloca<workgroup> align(16) %bytes : buffer
+  %tile = buffer.view %s1[%z] : buffer -> view<256xf32>
+  %t2 = buffer.view %s2[%z] : buffer -> view<256xf32>
+  %in = buffer.view %src[%z] : buffer -> view<[%n]xf32>
+  %out = buffer.view %o[%z] : buffer -> view<[%ng]xf32>
+  %cp = buffer.view %o2[%z] : buffer -> view<[%n]xf32>
+  %zero = scalar.constant 0.0 : f32
+  %ok = index.cmp ult, %gid, %n : index
+  %x = scf.if %ok -> (f32) {
+    %v = view.load %in[%gid] : view<[%n]xf32> -> f32
+    scf.yield %v : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  view.store %x, %tile[%tid] : f32, view<256xf32>
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %c0 = index.constant 0 : index
+  %c1 = index.constant 1 : index
+  %c3 = index.constant 3 : index
+  %c9 = index.constant 9 : index
+  %lt3 = index.cmp slt, %tid, %c3 : index
+  scf.if %lt3 {
+    %a = view.load %tile[%tid] : view<256xf32> -> f32
+    %b2 = view.load %tile[%tid] : view<256xf32> -> f32
+    %p = scalar.mulf %a, %b2 : f32
+    view.store %p, %t2[%tid] : f32, view<256xf32>
+  }
+  scf.for %k = [%c0 to %c9 step %c1] {
+    %stride = index.shrui %b, %k : index
+    %active = index.cmp ult, %tid, %stride : index
+    scf.if %active {
+      %j = index.add %tid, %stride : index
+      %a = view.load %tile[%tid] : view<256xf32> -> f32
+      %c = view.load %tile[%j] : view<256xf32> -> f32
+      %s = scalar.addf %a, %c : f32
+      view.store %s, %tile[%tid] : f32, view<256xf32>
+      %two = index.cmp eq, %tid, %c1 : index
+      scf.if %two {
+        %q = view.load %t2[%tid] : view<256xf32> -> f32
+        %r = view.load %tile[%j] : view<256xf32> -> f32
+        %d = scalar.subf %q, %r : f32
+        view.store %d, %t2[%tid] : f32, view<256xf32>
+      }
+    }
+    kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  }
+  %first = index.cmp eq, %tid, %c0 : index
+  scf.if %first {
+    %total = view.load %tile[%c0] : view<256xf32> -> f32
+    %extra = view.load %t2[%c1] : view<256xf32> -> f32
+    %all = scalar.addf %total, %extra : f32
+    view.store %all, %out[%wgid] : f32, view<[%ng]xf32>
+  }
+  %lt = index.cmp ult, %tid, %c3 : index
+  scf.if %lt {
+    %ok2 = index.cmp ult, %gid, %n : index
+    scf.if %ok2 {
+      %w = view.load %t2[%tid] : view<256xf32> -> f32
+      view.store %w, %cp[%gid] : f32, view<[%n]xf32>
+    }
+  }`
+
+// The periodic facts (batchwg.go) on a tree reduction with extra guards
+// (eq, slt, nested), for group sizes that are and are not powers of two,
+// strides that stay inside the group, reach the next group's lanes (still
+// this group's own tile) and leave the tile: batched bytes and errors are
+// those of the groups run alone, and the fused forms do run.
+func TestBatchedPeriodicTree(t *testing.T) {
+	m := parseSrc(t, inlineKernel("%n: index, %b: index, %src: buffer, %o: buffer, %o2: buffer", treeBody))
+	b, s := bothForms(t, []*loom.Module{m}, "k", Options{Workers: 1})
+	if b.batch == nil || !b.batch.wgFast {
+		t.Fatalf("want a fast batched form (noBatch %q)", b.noBatch)
+	}
+	defer func() { countFused = false }()
+	for _, L := range []int{1, 3, 8, 48, 64, 256} {
+		for _, bs := range []int64{int64(L / 2), int64(L), 128, 256} {
+			const groups = 9
+			n := int64(groups*L - L/3)
+			src := f32bytes(ramp(int(n), uint32(L), 2))
+			l := Launch{Workgroups: [3]int{groups, 1, 1}, WorkgroupSize: [3]int{L, 1, 1}}
+			countFused = true
+			fusedRuns.Store(0)
+			rangeIfRuns.Store(0)
+			sameRuns(t, b, s, l, func() []Arg {
+				return []Arg{idx(n), idx(bs), buf(src), buf(make([]byte, 4*groups)), buf(make([]byte, 4*n))}
+			}, []int{2, 4, 5, 0})
+			if L >= 8 && bs == int64(L/2) && (fusedRuns.Load() == 0 || rangeIfRuns.Load() == 0) {
+				t.Errorf("L=%d b=%d: fused %d, guards %d: the periodic forms did not run", L, bs, fusedRuns.Load(), rangeIfRuns.Load())
+			}
+			countFused = false
+		}
+	}
+}
+
+// Run batches the tree reduction of the corpus by itself (its batched
+// form keeps a block form for every workgroup-memory access), and not the
+// tiled matmul, whose rank-2 tiles would go lane by lane.
+func TestBatchedWorkgroupMemoryPolicy(t *testing.T) {
+	r := compileRun(t, corpus(t, "reduce_sum_workgroup.loom"), "reduce_sum_f32", Options{Workers: 1})
+	const n = 256 * 20
+	src := f32bytes(ramp(n, 1, 1))
+	before := batchesRun.Load()
+	r.run(wl(n), idx(n), buf(src), buf(make([]byte, 4*20)))
+	if batchesRun.Load() == before {
+		t.Error("reduce_sum_f32: no batch ran")
+	}
+	mm := compileRun(t, corpus(t, "matmul_tiled.loom"), "matmul_f32", Options{Workers: 1})
+	if mm.k.batch == nil || mm.k.batch.wgFast {
+		t.Errorf("matmul_f32: batched form %v, want one Run does not use", mm.k.batch != nil)
+	}
+}

@@ -40,6 +40,9 @@ type compiler struct {
 	wgv map[*slot]bool
 	// hasWG caches allocatesWG: 0 unknown, 1 no, 2 yes.
 	hasWG int8
+	// wgSlow counts accesses that may reach workgroup memory and run
+	// lane by lane in a batch (Kernel.wgFast).
+	wgSlow int
 	// exits counts the lane-ending ops compiled so far (kernel.exit, a
 	// nested kernel.return): a region whose compile left it unchanged
 	// never clears mask lanes in place (runRange).

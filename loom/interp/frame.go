@@ -87,6 +87,8 @@ type frame struct {
 	wgMem  [][]byte // per workgroup alloca site
 	wgUsed []bool
 	steps  [][]int64 // per depth: the step of a varying scf.for
+	// pw describes a periodic mask a fused guard set (batchwg.go).
+	pw perWin
 }
 
 // active reports whether lane l runs the current op.

@@ -139,7 +139,7 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 	va, ia, vb, ib, vs, is := look(la.Operands[0]), look(la.Operands[1]), look(lb.Operands[0]), look(lb.Operands[1]), look(st.Operands[1]), look(st.Operands[2])
 	r := look(ar.Operands[0])
 	for _, v := range []*slot{va, vb, vs} {
-		if v == nil || v.kind != kView || !v.uni || c.mayWG(v) || v.typ.Kind != loom.TypeView || len(v.typ.Dims) != 1 || v.typ.Elem == nil || v.typ.Elem.Name != "f32" {
+		if v == nil || v.kind != kView || !v.uni || v.typ.Kind != loom.TypeView || len(v.typ.Dims) != 1 || v.typ.Elem == nil || v.typ.Elem.Name != "f32" {
 			return nil
 		}
 	}
@@ -161,6 +161,9 @@ func (c *compiler) fuse(b *block, ops []*loom.Op, code []instr) instr {
 		op = '*'
 	case "scalar.divf":
 		op = '/'
+	}
+	if c.mayWG(va) || c.mayWG(vb) || c.mayWG(vs) {
+		return fusePeriodic(op, va, ia, vb, ib, vs, is, code)
 	}
 	// An in-place update (x[i] = x[i] op y[j]) stores to the block one
 	// of its loads already checked.
@@ -377,7 +380,7 @@ func (c *compiler) guard(b *block, ops []*loom.Op, code []instr) instr {
 	look := func(o *loom.Operand) *slot { return b.sc.lookup(o.Name) }
 	cond, vi, ii, vs, is, e, x := look(ifo.Operands[0]), look(ld.Operands[0]), look(ld.Operands[1]), look(st.Operands[1]), look(st.Operands[2]), look(ey.Operands[0]), look(st.Operands[0])
 	for _, v := range []*slot{vi, vs} {
-		if v == nil || v.kind != kView || !v.uni || c.mayWG(v) || v.typ.Kind != loom.TypeView || len(v.typ.Dims) != 1 || v.typ.Elem == nil || v.typ.Elem.Name != "f32" {
+		if v == nil || v.kind != kView || !v.uni || v.typ.Kind != loom.TypeView || len(v.typ.Dims) != 1 || v.typ.Elem == nil || v.typ.Elem.Name != "f32" {
 			return nil
 		}
 	}
@@ -388,6 +391,12 @@ func (c *compiler) guard(b *block, ops []*loom.Op, code []instr) instr {
 	}
 	if e == nil || e.kind != kFloat || !e.uni || e.comps != 1 || e.typ.Name != "f32" || x == nil || x.kind != kFloat || x.typ.Name != "f32" || x.comps != 1 {
 		return nil
+	}
+	if c.mayWG(vi) {
+		return nil
+	}
+	if c.mayWG(vs) {
+		return guardPeriodic(cond, vi, ii, vs, is, e, code)
 	}
 	return func(fr *frame) error {
 		if fr.lo < fr.hi && fr.dense() {

@@ -178,6 +178,7 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 		cb, err := newCompiler(kb, mods, opts)
 		if err == nil && cb.compileKernel(kd) == nil && kb.noBatch == "" {
 			k.batch = kb
+			kb.wgFast = len(kb.allocas) > 0 && cb.wgSlow == 0
 		}
 	}
 	return k, nil

@@ -63,7 +63,23 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 				}
 				return in, nil
 			}
+			// Along x of a one-dimensional workgroup the id is the lane
+			// within its group: a periodic fact (batchwg.go).
+			r.aff = ax == 0
+			if r.aff {
+				c.lazyCandidate(r, op)
+			}
 			return func(fr *frame) error {
+				if r.aff {
+					m := &fr.meta[r.idx]
+					m.aff, m.unwritten, m.rng, m.grpc = false, false, false, false
+					m.per, m.pa, m.pb, m.a0 = fr.grp == fr.r.launch.WorkgroupSize[0], 0, fr.grp, 0
+					if m.per && r.lazyAff {
+						// Every use reads the facts first (lazy.go).
+						m.unwritten = true
+						return nil
+					}
+				}
 				copy(fr.I[r.idx], fr.r.lid[ax])
 				return nil
 			}, nil

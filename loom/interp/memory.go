@@ -560,8 +560,12 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 			return nil, compileErr(op.Pos, ErrInvalid, "%s: result type %s does not match the view element %s", name, r.typ, a.v.typ.Elem)
 		}
 		if a.wg {
-			if fast := wgLoad(a, r); fast != nil && !atomic {
+			if atomic {
+				c.wgSlow++
+			} else if fast := wgLoad(c, a, r); fast != nil {
 				return fast, nil
+			} else {
+				return wgGeneric(c, a, r, nil), nil
 			}
 		} else if fast := fastLoad(a, r); fast != nil && !atomic {
 			c.metaUse(a.idx[0], op, 1)
@@ -599,7 +603,7 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 			return nil
 		}
 		if a.wg {
-			return wgGeneric(a, generic), nil
+			return generic, nil
 		}
 		if fast := gatherN(a, r, generic); fast != nil && !atomic {
 			return fast, nil
@@ -614,8 +618,12 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		return nil, compileErr(op.Pos, ErrInvalid, "%s: value type %s does not match the view element %s", name, x.typ, a.v.typ.Elem)
 	}
 	if a.wg {
-		if fast := wgStore(a, x); fast != nil && !atomic {
+		if atomic {
+			c.wgSlow++
+		} else if fast := wgStore(c, a, x); fast != nil {
 			return fast, nil
+		} else {
+			return wgGeneric(c, a, nil, x), nil
 		}
 	} else if fast := fastStore(a, x); fast != nil && !atomic {
 		c.metaUse(a.idx[0], op, 2)
@@ -653,7 +661,7 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		return nil
 	}
 	if a.wg {
-		return wgGeneric(a, generic), nil
+		return generic, nil
 	}
 	if fast := scatterN(a, x, generic); fast != nil && !atomic {
 		return fast, nil
@@ -692,11 +700,10 @@ func fastLoad(a *access, r *slot) instr {
 			}
 		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
-		lo, hi := fr.lo, fr.hi
-		ix := fr.I[a.idx[0].idx][lo:hi]
-		out := fr.F[r.idx][lo:hi]
-		out = out[:len(ix)]
-		if fr.dense() {
+		dense := func(lo, hi int) error {
+			ix := fr.I[a.idx[0].idx][lo:hi]
+			out := fr.F[r.idx][lo:hi]
+			out = out[:len(ix)]
 			for l, i := range ix {
 				if uint64(i) >= uint64(dim) {
 					return slow(fr)
@@ -706,6 +713,22 @@ func fastLoad(a *access, r *slot) instr {
 			}
 			return nil
 		}
+		if fr.dense() {
+			return dense(fr.lo, fr.hi)
+		}
+		if wa, wb, ok := fr.window(); ok {
+			// A periodic mask of a batch: each group's window is dense.
+			for g0 := 0; g0 < fr.L; g0 += fr.grp {
+				if err := dense(g0+wa, g0+wb); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		lo, hi := fr.lo, fr.hi
+		ix := fr.I[a.idx[0].idx][lo:hi]
+		out := fr.F[r.idx][lo:hi]
+		out = out[:len(ix)]
 		mask := fr.mask[lo:hi]
 		mask = mask[:len(ix)]
 		for l, i := range ix {
@@ -750,23 +773,33 @@ func fastStore(a *access, x *slot) instr {
 			}
 		}
 		dim, st, base, mem := v.dims[0], v.strides[0]*4, v.base, v.mem
-		lo, hi := fr.lo, fr.hi
-		ix := fr.I[a.idx[0].idx][lo:hi]
-		in := fr.F[x.idx][lo:hi]
-		in = in[:len(ix)]
-		mask := fr.mask[lo:hi]
-		mask = mask[:len(ix)]
-		full := fr.dense()
-		for l, i := range ix {
-			if !full && !mask[l] {
-				continue
+		run := func(lo, hi int, full bool) error {
+			ix := fr.I[a.idx[0].idx][lo:hi]
+			in := fr.F[x.idx][lo:hi]
+			in = in[:len(ix)]
+			mask := fr.mask[lo:hi]
+			mask = mask[:len(ix)]
+			for l, i := range ix {
+				if !full && !mask[l] {
+					continue
+				}
+				if uint64(i) >= uint64(dim) {
+					return slow(fr)
+				}
+				off := base + i*st
+				le.PutUint32(mem[off:off+4], math.Float32bits(float32(in[l])))
 			}
-			if uint64(i) >= uint64(dim) {
-				return slow(fr)
-			}
-			off := base + i*st
-			le.PutUint32(mem[off:off+4], math.Float32bits(float32(in[l])))
+			return nil
 		}
-		return nil
+		if wa, wb, ok := fr.window(); ok && !fr.dense() {
+			// A periodic mask of a batch: each group's window is dense.
+			for g0 := 0; g0 < fr.L; g0 += fr.grp {
+				if err := run(g0+wa, g0+wb, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return run(fr.lo, fr.hi, fr.dense())
 	}
 }

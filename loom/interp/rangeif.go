@@ -81,6 +81,11 @@ func (c *compiler) rangeIf(b *block, ops []*loom.Op, code []instr) instr {
 	thenOnly, then, depth := len(p.els) == 0 && p.noExit, p.then, p.depth
 	return func(fr *frame) error {
 		lo, hi := fr.lo, fr.hi
+		if thenOnly && fr.grp < fr.L && a.aff && fr.meta[ai].per {
+			if ok, err := periodicIf(fr, &fr.meta[ai], fr.I[ui][0], ult, eq, then, depth); ok {
+				return err
+			}
+		}
 		if a.aff && lo < hi && fr.nalive == fr.L && fr.nact == hi-lo {
 			m := &fr.meta[ai]
 			a0, y := m.a0, fr.I[ui][0]

@@ -301,6 +301,7 @@ func (k *Kernel) runGroup(fr *frame, g int) (err error) {
 	}
 	fr.nalive = fr.L
 	fr.mask, fr.nact, fr.lo, fr.hi = fr.top, fr.L, 0, fr.L
+	fr.pw.ok = false // a fault may have left a guard's window set
 	defer func() { fr.clean = fr.nalive == fr.L && err == nil }()
 	defer func() {
 		if p := recover(); p != nil {

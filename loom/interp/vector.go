@@ -528,6 +528,9 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 	if err != nil {
 		return nil, err
 	}
+	if a.wg {
+		c.wgSlow++ // lane by lane in a batch (batchwg.go)
+	}
 	after := op.Operands[viewAt+1+len(a.idx):]
 	var mask, pass, val *slot
 	if masked {
