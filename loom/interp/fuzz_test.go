@@ -50,6 +50,13 @@ func genKernel(data []byte, perGroup bool) string {
   %zg = index.scale %gbase, %c4o : index, offset -> offset
 `)
 		at = "%zg"
+		// Workgroup memory: a 64-element tile per workgroup (batchwg.go).
+		b.WriteString(`  %tid = kernel.workitem.id<x> : index
+  %wgb = index.constant 256 : offset
+  %wgm = buffer.alloca<workgroup> align(16) %wgb : buffer
+  %tw = buffer.view %wgm[%z] : buffer -> view<64xf32>
+`)
+		idxs = append(idxs, "%tid")
 	}
 	b.WriteString(`  %vf = buffer.view %bf[` + at + `] : buffer -> view<[%n]xf32>
   %vi = buffer.view %bi[` + at + `] : buffer -> view<[%n]xi32>
@@ -66,7 +73,7 @@ func genKernel(data []byte, perGroup bool) string {
 	// go test with two workers, stay the race-free kernels they were.
 	kinds := 16
 	if perGroup {
-		kinds = 20
+		kinds = 24
 	}
 	var emit func(depth int, indent string)
 	emit = func(depth int, indent string) {
@@ -180,6 +187,36 @@ func genKernel(data []byte, perGroup bool) string {
 				what := []string{"kernel.subgroup.lane.id", "kernel.subgroup.id", "kernel.workitem.id<x>"}[next()%3]
 				w("%s = %s : index", r, what)
 				idxs = append(idxs, r)
+			case 20:
+				r := fresh()
+				w("%s = view.load %%tw[%s] : view<64xf32> -> f32", r, pick(idxs))
+				flts = append(flts, r)
+			case 21:
+				w("view.store %s, %%tw[%s] : f32, view<64xf32>", pick(flts), pick(idxs))
+			case 22:
+				// A tree step: guard on the work-item id, a fused
+				// load-load-op-store through the tile (batchwg.go).
+				c, j, x, y, z := fresh(), fresh(), fresh(), fresh(), fresh()
+				pred := []string{"ult", "slt", "eq"}[next()%3]
+				w("%s = index.cmp %s, %%tid, %s : index", c, pred, pick(idxs))
+				w("scf.if %s {", c)
+				w("  %s = index.add %%tid, %s : index", j, pick(idxs))
+				w("  %s = view.load %%tw[%%tid] : view<64xf32> -> f32", x)
+				w("  %s = view.load %%tw[%s] : view<64xf32> -> f32", y, j)
+				w("  %s = scalar.%s %s, %s : f32", z, []string{"addf", "subf", "mulf", "divf"}[next()%4], x, y)
+				w("  view.store %s, %%tw[%%tid] : f32, view<64xf32>", z)
+				w("}")
+			case 23:
+				// A guarded copy into the tile (fuse.go, batchwg.go).
+				c, v, x := fresh(), fresh(), fresh()
+				w("%s = index.cmp ult, %%i, %s : index", c, pick(idxs))
+				w("%s = scf.if %s -> (f32) {", x, c)
+				w("  %s = view.load %%vf[%%i] : view<[%%n]xf32> -> f32", v)
+				w("  scf.yield %s : f32", v)
+				w("} else {")
+				w("  scf.yield %s : f32", pick(flts))
+				w("}")
+				w("view.store %s, %%tw[%s] : f32, view<64xf32>", x, pick(idxs))
 			}
 		}
 	}
@@ -196,6 +233,10 @@ func FuzzRun(f *testing.F) {
 	f.Add([]byte{6, 13, 0, 1, 2, 3, 9, 0, 11, 0, 1, 14, 15, 0})
 	f.Add([]byte{4, 1, 2, 200, 7, 2, 3, 1, 1, 9, 250, 8, 12, 3, 1, 2, 14})
 	f.Add([]byte{3, 0, 255, 1, 3, 4, 5, 11, 2, 3, 10, 1, 4})
+	// Tree steps and guarded copies through workgroup memory in the
+	// per-group form (kinds 22 and 23).
+	f.Add([]byte{5, 22, 0, 3, 4, 0, 23, 2, 0, 4, 22, 2, 1, 3, 1, 21, 0, 4, 20, 4})
+	f.Add([]byte{4, 0, 7, 22, 1, 4, 4, 2, 14, 22, 0, 4, 4, 0, 9, 4})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 400 {
 			return
