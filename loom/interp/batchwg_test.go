@@ -357,10 +357,25 @@ func TestBatchedPeriodicTree(t *testing.T) {
 // tiled matmul, whose rank-2 tiles would go lane by lane.
 func TestBatchedWorkgroupMemoryPolicy(t *testing.T) {
 	r := compileRun(t, corpus(t, "reduce_sum_workgroup.loom"), "reduce_sum_f32", Options{Workers: 1})
-	const n = 256 * 20
+	const g = 70 // two batches of 32 groups and 6 alone
+	const n = 256 * g
 	src := f32bytes(ramp(n, 1, 1))
 	before := batchesRun.Load()
-	r.run(wl(n), idx(n), buf(src), buf(make([]byte, 4*20)))
+	out := make([]byte, 4*g)
+	r.run(wl(n), idx(n), buf(src), buf(out))
+	x := bytesF32(src)
+	for i, got := range bytesF32(out) {
+		// The tree's order of additions, in f32.
+		tr := append([]float32(nil), x[256*i:256*(i+1)]...)
+		for s := 128; s > 0; s /= 2 {
+			for j := range s {
+				tr[j] += tr[j+s]
+			}
+		}
+		if got != tr[0] {
+			t.Fatalf("partial[%d] = %v, want %v", i, got, tr[0])
+		}
+	}
 	if batchesRun.Load() == before {
 		t.Error("reduce_sum_f32: no batch ran")
 	}

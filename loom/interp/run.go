@@ -158,10 +158,14 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	// the groups left over run one by one.
 	K, nb := 1, 0
 	var rsb *runState
-	if kb := k.batch; kb != nil && ((L < batchLanes && k.batchPays(L)) || batchGroups > 1) {
+	lanes := batchLanes
+	if len(k.allocas) > 0 {
+		lanes = wgBatchLanes
+	}
+	if kb := k.batch; kb != nil && ((L < lanes && k.batchPays(L)) || batchGroups > 1) {
 		// Registers grow with the lanes: a kernel with many (or wide
 		// vector) values gets smaller batches.
-		K = min(batchLanes, batchBytes/max(kb.laneBytes(), 1)) / L
+		K = min(lanes, batchBytes/max(kb.laneBytes(), 1)) / L
 		if batchGroups > 1 {
 			K = batchGroups
 		}
