@@ -1,6 +1,10 @@
 package interp
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/loomgen/loomgen/loom"
+)
 
 // Workgroup memory in a batch. A batched frame runs K workgroups of grp
 // lanes each; every buffer.alloca<workgroup> gives it K blocks, gstride
@@ -484,4 +488,38 @@ func guardLanes(fr *frame, code []instr) error {
 		}
 	}
 	return nil
+}
+
+// windowed wraps a lane-wise index or scalar op of a batched form with
+// workgroup memory: under a narrow periodic mask it runs over each
+// group's window, not the whole active bound (which spans every group).
+// Only ops whose results are plain varying registers qualify: an op
+// recording lane facts (slot.aff) keeps its one run.
+func (c *compiler) windowed(b *block, op *loom.Op, in instr) instr {
+	if in == nil || !c.k.batched || !c.allocatesWG() || len(op.Regions) != 0 || len(op.Results) == 0 {
+		return in
+	}
+	for _, res := range op.Results {
+		r := b.sc.lookup(res.Name)
+		if r == nil || r.uni || r.aff || r.comps != 1 || r.kind == kView {
+			return in
+		}
+	}
+	return func(fr *frame) error {
+		if fr.pw.ok {
+			if wa, wb, ok := fr.window(); ok && 2*fr.nact < fr.hi-fr.lo {
+				lo, hi := fr.lo, fr.hi
+				for g0 := 0; g0 < fr.L; g0 += fr.grp {
+					fr.lo, fr.hi = g0+wa, g0+wb
+					if err := in(fr); err != nil {
+						fr.lo, fr.hi = lo, hi
+						return err
+					}
+				}
+				fr.lo, fr.hi = lo, hi
+				return nil
+			}
+		}
+		return in(fr)
+	}
 }

@@ -294,6 +294,15 @@ const treeBody = `
       %c = view.load %tile[%j] : view<256xf32> -> f32
       %s = scalar.addf %a, %c : f32
       view.store %s, %tile[%tid] : f32, view<256xf32>
+      %e1 = view.load %t2[%tid] : view<256xf32> -> f32
+      %e2 = view.load %tile[%tid] : view<256xf32> -> f32
+      %e3 = scalar.maximumf %e1, %e2 : f32
+      %e4 = scalar.mulf %e3, %e3 : f32
+      %ei = index.mul %tid, %c1 : index
+      %e5 = index.cast %ei : index to i32
+      %e6 = scalar.sitofp %e5 : i32 to f32
+      %e7 = scalar.addf %e4, %e6 : f32
+      view.store %e7, %t2[%ei] : f32, view<256xf32>
       %two = index.cmp eq, %tid, %c1 : index
       scf.if %two {
         %q = view.load %t2[%tid] : view<256xf32> -> f32

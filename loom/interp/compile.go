@@ -448,9 +448,11 @@ func (c *compiler) op(b *block, op *loom.Op, last bool) (instr, error) {
 	dialect, rest, _ := strings.Cut(name, ".")
 	switch dialect {
 	case "index":
-		return c.indexOp(b, op, rest)
+		in, err := c.indexOp(b, op, rest)
+		return c.windowed(b, op, in), err
 	case "scalar":
-		return c.arith(b, op, rest)
+		in, err := c.arith(b, op, rest)
+		return c.windowed(b, op, in), err
 	case "scf":
 		return c.scfOp(b, op, rest)
 	case "kernel":
