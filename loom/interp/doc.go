@@ -18,14 +18,20 @@
 // workgroup, plus uniform values) record that at run time; a load or store
 // at such an index is then one contiguous block with one bounds check, and
 // a comparison of it with a uniform bound is a lane interval that scf.if
-// turns into a mask without looking at lanes (affine.go). A kernel without
-// workgroup memory also has a batched form that runs several workgroups as
-// one batch of lanes, which amortizes each instruction's dispatch
-// (batch.go); barriers and collectives there act on each workgroup's lanes
-// (groups.go), and such kernels are batched only for small workgroups and
-// only when they read no buffer they write, so that a failed batch can run
-// its groups again alone and report the lowest failing group's error
-// (rerun.go). An affine register
+// turns into a mask without looking at lanes (affine.go). Kernels also
+// have a batched form that runs several workgroups as one batch of lanes,
+// which amortizes each instruction's dispatch (batch.go); barriers and
+// collectives there act on each workgroup's lanes (groups.go), and such
+// kernels are batched only when they read no buffer they write, so that a
+// failed batch can run its groups again alone and report the lowest
+// failing group's error (rerun.go). Workgroup memory in a batch is one
+// block per group, checked per group; the work-item id is then periodic
+// (the same lane facts in every group), a guard on it narrows every group
+// to one window, and accesses, fused steps and lane-wise ops run a block
+// or a window per group (batchwg.go). Run batches kernels with barriers
+// or collectives only for small workgroups, and kernels with workgroup
+// memory only when every access to it has that block form (the tree
+// reduction), where batching pays. An affine register
 // whose every use reads only those facts is not written at all unless a
 // consumer falls back to its lanes (lazy.go). Adjacent f32 ops with
 // single-use intermediates — load, load, arithmetic, store; a guarded load
