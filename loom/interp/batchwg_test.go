@@ -393,3 +393,69 @@ func TestBatchedWorkgroupMemoryPolicy(t *testing.T) {
 		t.Errorf("matmul_f32: batched form %v, want one Run does not use", mm.k.batch != nil)
 	}
 }
+
+// A view reached through a yielded buffer has an origin the compiler does
+// not track: it may be workgroup memory (no uniform shortcut, no fast
+// path in a batch) and any parameter (so the kernel reads what it writes
+// and gets no batched form at all); either way it runs exactly.
+func TestBatchedWorkgroupMemoryUnknownOrigin(t *testing.T) {
+	body := `
+  %tid = kernel.workitem.id<x> : index
+  %i = kernel.workitem.dispatch.id<x> : index
+  %g = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %sz = index.constant 64 : offset
+  %c0 = index.constant 0 : index
+  %c1 = index.constant 1 : index
+  %s1 = buffer.alloca<workgroup> align(16) %sz : buffer
+  %s2 = buffer.alloca<workgroup> align(16) %sz : buffer
+  %pick = index.cmp ult, %n, %b : index
+  %buf = scf.if %pick -> (buffer) {
+    scf.yield %s1 : buffer
+  } else {
+    scf.yield %s2 : buffer
+  }
+  %tile = buffer.view %buf[%z] : buffer -> view<16xf32>
+  %out = buffer.view %o[%z] : buffer -> view<[%n]xf32>
+  %gi = index.cast %g : index to i32
+  %gf = scalar.sitofp %gi : i32 to f32
+  view.store %gf, %tile[%tid] : f32, view<16xf32>
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %first = view.load %tile[%c0] : view<16xf32> -> f32
+  %j = index.add %tid, %c1 : index
+  %ok = index.cmp ult, %j, %c1 : index
+  %nb = scf.if %ok -> (f32) {
+    %x = view.load %tile[%j] : view<16xf32> -> f32
+    scf.yield %x : f32
+  } else {
+    scf.yield %first : f32
+  }
+  %sum = scalar.addf %first, %nb : f32
+  %in = index.cmp ult, %i, %n : index
+  scf.if %in {
+    view.store %sum, %out[%i] : f32, view<[%n]xf32>
+  }`
+	m := parseSrc(t, inlineKernel("%n: index, %b: index, %o: buffer", body))
+	b, s := bothForms(t, []*loom.Module{m}, "k", Options{Workers: 1})
+	if b.batch != nil || b.noBatch != "reads a buffer it writes" {
+		t.Fatalf("batched form %v (noBatch %q), want none: the yielded view may reach %%o", b.batch != nil, b.noBatch)
+	}
+	want := [][]float32{}
+	for _, pick := range []int64{0, 1 << 20} {
+		const groups, L = 9, 16
+		out := make([]byte, 4*(groups*L-7))
+		if err := s.Run(Launch{Workgroups: [3]int{groups, 1, 1}, WorkgroupSize: [3]int{L, 1, 1}}, []Arg{idx(groups*L - 7), idx(pick), buf(out)}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, bytesF32(out))
+	}
+	for _, got := range want {
+		for i, v := range got {
+			// Every lane adds its group's first element (the group id)
+			// to itself: %j < 1 never holds.
+			if g := float32(i / 16); v != 2*g {
+				t.Fatalf("out[%d] = %v, want %v", i, v, 2*g)
+			}
+		}
+	}
+}

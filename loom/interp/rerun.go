@@ -48,8 +48,10 @@ func (c *compiler) derive(r, src *slot) {
 	if c.roots == nil {
 		c.roots = map[*slot]uint64{}
 	}
+	// Before r is known: src of unknown origin may be workgroup memory.
+	wg := c.mayWG(src)
 	c.roots[r] = c.rootsOf(src)
-	if c.wgv[src] {
+	if wg {
 		c.wgOrigin(r)
 	}
 }
