@@ -41,8 +41,9 @@ func BenchmarkSessionVersusNative(b *testing.B) {
 // each against the same native loop: hip is a bare Stream.Launch of the
 // Loom-compiled kernel with ready arguments (what hip's own
 // BenchmarkVersusNative measures, on this kernel), backend adds the CUDA
-// backend's launch of a prepared command (argument packing), session is Run.
-// The differences between the three ratios say which layer costs what.
+// backend's launch of a prepared command (argument packing), backend+lock
+// takes the session's lock around that, session is Run. The differences
+// between the ratios say which layer costs what.
 func BenchmarkLayersVersusNative(b *testing.B) {
 	g := openNativeBench(b)
 	defer g.close()
@@ -63,6 +64,15 @@ func BenchmarkLayersVersusNative(b *testing.B) {
 	}
 	b.Run("backend", func(b *testing.B) {
 		g.versus(b, "go", func() error { return g.be.launch(&l) })
+	})
+	// The session's lock around the same launch: what taking it costs
+	// next to the driver, apart from the checks.
+	b.Run("backend+lock", func(b *testing.B) {
+		g.versus(b, "go", func() error {
+			g.s.mu.Lock()
+			defer g.s.mu.Unlock()
+			return g.be.launch(&l)
+		})
 	})
 	b.Run("session", func(b *testing.B) { g.versus(b, "go", g.run) })
 }

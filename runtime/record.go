@@ -244,17 +244,20 @@ func (s *Session) runDispatch(d *Dispatch) error {
 	if s.closed || s.failure != nil {
 		return s.usable()
 	}
-	ck, err := s.kernel(d.Kernel)
-	if err == nil {
-		err = checkShape(ck, d)
+	// s.kernel's checks as comparisons (s.id is never 0, and a negative
+	// id is a huge uint32); a refused handle takes s.kernel for the words.
+	k := d.Kernel
+	if k.sess != s.id || uint32(k.id) >= uint32(len(s.kernels)) {
+		_, err := s.kernel(k)
+		return runRefused(err)
 	}
-	var l *launchCmd
-	if err == nil {
-		l = ck.directLaunch()
-		_, err = s.packArgs(ck, d.Args, l.Args, nil, false)
+	ck := s.kernels[k.id]
+	if err := checkShape(ck, d); err != nil {
+		return runRefused(err)
 	}
-	if err != nil {
-		return fmt.Errorf("run: command 0: %w", err)
+	l := ck.directLaunch()
+	if _, err := s.packArgs(ck, d.Args, l.Args, nil, false); err != nil {
+		return runRefused(err)
 	}
 	// Element by element: the compiler copies a [3]int with overlapping
 	// 16-byte moves, which stall on the stores just made.
@@ -262,10 +265,26 @@ func (s *Session) runDispatch(d *Dispatch) error {
 		l.Workgroups[i], l.WorkgroupSize[i] = d.Workgroups[i], d.WorkgroupSize[i]
 	}
 	if err := s.be.launch(l); err != nil {
-		return s.fail("run: command 0", err)
+		return s.runFailed(err)
 	}
 	return nil
 }
+
+// runRefused is the error of a direct Run whose dispatch failed a check.
+//
+//go:noinline
+func runRefused(err error) error {
+	if err == nil { // s.kernel and the comparisons disagree: a bug
+		err = fmt.Errorf("%w: kernel handle refused without a reason (internal error)", ErrArgument)
+	}
+	return fmt.Errorf("run: command 0: %w", err)
+}
+
+// runFailed marks the session unusable after a direct Run's launch failed;
+// the caller holds s.mu.
+//
+//go:noinline
+func (s *Session) runFailed(err error) error { return s.fail("run: command 0", err) }
 
 // issue submits one node directly; the caller holds s.mu.
 func (s *Session) issue(n *graphNode) error {
