@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/loomgen/loomgen/loom"
@@ -89,7 +90,7 @@ func wgLoad(c *compiler, a *access, r *slot) instr {
 
 // wgStore is wgLoad for stores.
 func wgStore(c *compiler, a *access, x *slot) instr {
-	if !wgAccess32(a) || x.uni {
+	if !wgAccess32(a) || x.comps != 1 {
 		return nil
 	}
 	lanes := wgLanes(a, nil, x)
@@ -98,6 +99,17 @@ func wgStore(c *compiler, a *access, x *slot) instr {
 		v := &fr.V[a.v.idx][0]
 		if wa, wb, off, ok := wgSpan(fr, v, a.idx[0]); ok {
 			in, n := fr.F[x.idx], int64(4*(wb-wa))
+			if x.uni {
+				// One value (clearing a tile): every group's block.
+				bits := math.Float32bits(float32(in[0]))
+				for g0, o := 0, off; g0 < fr.L; g0, o = g0+fr.grp, o+v.gstride {
+					blk := v.mem[o : o+n]
+					for i := 0; i < len(blk); i += 4 {
+						le.PutUint32(blk[i:], bits)
+					}
+				}
+				return nil
+			}
 			for g0, o := 0, off; g0 < fr.L; g0, o = g0+fr.grp, o+v.gstride {
 				encodeF32(v.mem[o:o+n], in[g0+wa:g0+wb])
 			}

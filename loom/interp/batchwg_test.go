@@ -278,6 +278,8 @@ const treeBody = `
   %c1 = index.constant 1 : index
   %c3 = index.constant 3 : index
   %c9 = index.constant 9 : index
+  %quarter = scalar.constant 0.25 : f32
+  view.store %quarter, %t2[%tid] : f32, view<256xf32>
   %lt3 = index.cmp slt, %tid, %c3 : index
   scf.if %lt3 {
     %a = view.load %tile[%tid] : view<256xf32> -> f32
@@ -320,7 +322,8 @@ const treeBody = `
     %all = scalar.addf %total, %extra : f32
     view.store %all, %out[%wgid] : f32, view<[%ng]xf32>
   }
-  %lt = index.cmp ult, %tid, %c3 : index
+  %c200 = index.constant 200 : index
+  %lt = index.cmp ult, %tid, %c200 : index
   scf.if %lt {
     %ok2 = index.cmp ult, %gid, %n : index
     scf.if %ok2 {
