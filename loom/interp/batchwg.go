@@ -344,7 +344,11 @@ func (fr *frame) writeBatched(s *slot, m *regMeta) {
 		if lo >= hi {
 			continue
 		}
-		v := int64(groupCoord(l, fr.wgLin+g0/fr.grp, int(m.gax)))
+		g := fr.wgLin + g0/fr.grp
+		v := int64(g) // a one-dimensional grid: the id along x is g
+		if l.Workgroups[1]*l.Workgroups[2] != 1 || m.gax != 0 {
+			v = int64(groupCoord(l, g, int(m.gax)))
+		}
 		seg := out[lo:hi]
 		for i := range seg {
 			seg[i] = v

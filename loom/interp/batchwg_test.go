@@ -462,3 +462,41 @@ func TestBatchedWorkgroupMemoryUnknownOrigin(t *testing.T) {
 		}
 	}
 }
+
+// Workgroup ids read only as store indices are left unwritten in a batch
+// and written where a store reads them (writeBatched), on grids of one,
+// two and three dimensions.
+func TestBatchedLazyGroupIDs(t *testing.T) {
+	body := `
+  %gx = kernel.workgroup.id<x> : index
+  %gy = kernel.workgroup.id<y> : index
+  %gz = kernel.workgroup.id<z> : index
+  %tid = kernel.workitem.id<x> : index
+  %iy = kernel.workitem.dispatch.id<y> : index
+  %z = index.constant 0 : offset
+  %c1 = index.constant 1 : index
+  %ox = buffer.view %o[%z] : buffer -> view<64xf32>
+  %oy = buffer.view %o2[%z] : buffer -> view<64xf32>
+  %oz = buffer.view %o3[%z] : buffer -> view<64xf32>
+  %yi = index.cast %iy : index to i32
+  %yf = scalar.sitofp %yi : i32 to f32
+  %ti = index.cast %tid : index to i32
+  %tf = scalar.sitofp %ti : i32 to f32
+  %v = scalar.addf %yf, %tf : f32
+  %one = index.cmp eq, %tid, %c1 : index
+  scf.if %one {
+    view.store %v, %ox[%gx] : f32, view<64xf32>
+    view.store %v, %oy[%gy] : f32, view<64xf32>
+  }
+  view.store %tf, %oz[%gz] : f32, view<64xf32>`
+	m := parseSrc(t, inlineKernel("%n: index, %o: buffer, %o2: buffer, %o3: buffer", body))
+	b, s := bothForms(t, []*loom.Module{m}, "k", Options{Workers: 1})
+	if b.batch == nil {
+		t.Fatalf("no batched form (noBatch %q)", b.noBatch)
+	}
+	for _, grid := range [][3]int{{20, 1, 1}, {5, 4, 1}, {3, 2, 4}} {
+		sameRuns(t, b, s, Launch{Workgroups: grid, WorkgroupSize: [3]int{4, 2, 1}}, func() []Arg {
+			return []Arg{idx(0), buf(make([]byte, 256)), buf(make([]byte, 256)), buf(make([]byte, 256))}
+		}, []int{2, 3, 7})
+	}
+}
