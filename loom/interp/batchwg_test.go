@@ -229,6 +229,18 @@ func TestBatchedWorkgroupMemoryErrors(t *testing.T) {
 			err := sameRuns(t, b, s, l, func() []Arg {
 				return []Arg{idx(n), idx(bad), buf(make([]byte, 4*n))}
 			}, []int{2, 3, 4, 7})
+			// Several workers: still the lowest failing group's error.
+			w4, err4 := Compile([]*loom.Module{m}, "k", Options{Workers: 4})
+			if err4 != nil {
+				t.Fatal(err4)
+			}
+			for _, K := range []int{2, 3} {
+				batchGroups = K
+				if gerr := w4.Run(l, []Arg{idx(n), idx(bad), buf(make([]byte, 4*n))}); fmt.Sprint(gerr) != fmt.Sprint(err) {
+					t.Errorf("%s bad=%d: 4 workers, batches of %d: error\n%v\nwant\n%v", name, bad, K, gerr, err)
+				}
+			}
+			batchGroups = 0
 			var re *RunError
 			switch {
 			case bad < 0:
