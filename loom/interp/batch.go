@@ -23,6 +23,10 @@ var batchLanes = 2048
 // groups: 8 groups 34, 16 groups 30, 32 groups 26 ms here).
 var wgBatchLanes = 8192
 
+// wgBatchBytes bounds the workgroup memory of one batched frame: Run
+// takes fewer groups per batch for kernels with large tiles.
+const wgBatchBytes = 4 << 20
+
 // batchBytes bounds the varying registers of one batched frame.
 const batchBytes = 4 << 20
 

@@ -512,3 +512,44 @@ func TestBatchedLazyGroupIDs(t *testing.T) {
 		}, []int{2, 3, 7})
 	}
 }
+
+// A batch whose workgroup memory would pass wgBatchBytes runs its groups
+// alone instead, with their results; Run's own batches stay under it.
+func TestBatchedWorkgroupMemoryTooLarge(t *testing.T) {
+	body := `
+  %tid = kernel.workitem.id<x> : index
+  %i = kernel.workitem.dispatch.id<x> : index
+  %z = index.constant 0 : offset
+  %sz = index.constant 1048576 : offset
+  %c1 = index.constant 1 : index
+  %s = buffer.alloca<workgroup> align(16) %sz : buffer
+  %tile = buffer.view %s[%z] : buffer -> view<262144xf32>
+  %in = index.cmp ult, %i, %n : index
+  %ii = index.cast %i : index to i32
+  %f = scalar.sitofp %ii : i32 to f32
+  view.store %f, %tile[%tid] : f32, view<262144xf32>
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %j = index.add %tid, %c1 : index
+  %out = buffer.view %o[%z] : buffer -> view<[%n]xf32>
+  %v = view.load %tile[%j] : view<262144xf32> -> f32
+  scf.if %in {
+    view.store %v, %out[%i] : f32, view<[%n]xf32>
+  }`
+	m := parseSrc(t, inlineKernel("%n: index, %o: buffer", body))
+	b, s := bothForms(t, []*loom.Module{m}, "k", Options{Workers: 1})
+	if b.batch == nil {
+		t.Fatalf("no batched form (noBatch %q)", b.noBatch)
+	}
+	const groups, L = 12, 8
+	sameRuns(t, b, s, Launch{Workgroups: [3]int{groups, 1, 1}, WorkgroupSize: [3]int{L, 1, 1}}, func() []Arg {
+		return []Arg{idx(groups * L), buf(make([]byte, 4*groups*L))}
+	}, []int{2, 8})
+	// Run's own batches: three 1 MiB tiles each.
+	before := batchesRun.Load()
+	sameRuns(t, b, s, Launch{Workgroups: [3]int{groups, 1, 1}, WorkgroupSize: [3]int{L, 1, 1}}, func() []Arg {
+		return []Arg{idx(groups * L), buf(make([]byte, 4*groups*L))}
+	}, []int{0})
+	if ran := batchesRun.Load() - before; ran != groups/3 {
+		t.Errorf("Run made %d batches of 1 MiB tiles, want %d (3 tiles in %d bytes)", ran, groups/3, wgBatchBytes)
+	}
+}

@@ -71,9 +71,7 @@ type Kernel struct {
 	// batched marks the form compiled to run several workgroups as one
 	// batch of lanes (workgroup ids are then per-lane values).
 	batched bool
-	// noBatch names why the kernel cannot run batched ("" when it can):
-	// barriers, collectives, subgroup ids and workgroup memory tie lanes
-	// to their workgroup.
+	// noBatch names why the kernel cannot run batched ("" when it can).
 	noBatch string
 	// batch is the batched form, nil when the kernel has none.
 	batch *Kernel
@@ -167,8 +165,8 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 	if (k.groupOps || len(k.allocas) > 0) && !k.rerunSafe {
 		// A batch's error may be a later group's than the lowest
 		// failing one, and running its groups again would not be exact
-		// (rerun.go): kernels with barriers and collectives are new to
-		// the batched form and get it only where errors stay exact.
+		// (rerun.go): kernels with barriers, collectives or workgroup
+		// memory get the batched form only where errors stay exact.
 		k.noBatch = "reads a buffer it writes"
 	}
 	if k.noBatch == "" {

@@ -236,6 +236,9 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 		}
 		site := len(c.k.allocas)
 		c.k.allocas = append(c.k.allocas, &allocaSite{op: op})
+		if !size.cst {
+			c.wgSlow++ // Run does not batch a size it cannot bound (batchwg.go)
+		}
 		if size.cst {
 			align := int64(1)
 			if a := op.Attr("align"); a != nil && a.Value.Int > 0 {
@@ -258,6 +261,11 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 			K, gs := int64(fr.L/fr.grp), int64(0)
 			if K > 1 {
 				gs = (n + 63) &^ 63
+				if K*gs > wgBatchBytes {
+					// Too much for one batch: Run runs its groups alone
+					// again (rerun.go), which reports what they do.
+					return newTrap(op, -1, ErrOutOfBounds, "workgroup allocation of %d bytes for each of %d workgroups in a batch", n, K)
+				}
 			}
 			total := max(n, K*gs)
 			m := fr.wgMem[site]

@@ -12,7 +12,9 @@ import (
 // the batch (anything computed from the workgroup id) traps at a work-item
 // in the batch where the group alone reports none. Run reports what the
 // workgroups run one by one report: when a batch fails, its groups up to
-// the failing one run again alone and the first error among them wins.
+// the failing one run again alone and the first error among them wins;
+// when none fails alone (a trap only the batch meets), the batch's other
+// groups run alone too, and the dispatch goes on.
 //
 // Running a group again is exact only if nothing it reads was written
 // during the dispatch: the compiler traces which buffer parameters each

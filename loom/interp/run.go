@@ -166,6 +166,10 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 		// Registers grow with the lanes: a kernel with many (or wide
 		// vector) values gets smaller batches.
 		K = min(lanes, batchBytes/max(kb.laneBytes(), 1)) / L
+		if len(k.allocas) > 0 {
+			// Each group's blocks, rounded as the batched alloca does.
+			K = min(K, wgBatchBytes/max(64*len(k.allocas)+k.staticWG, 1))
+		}
 		if batchGroups > 1 {
 			K = batchGroups
 		}
@@ -252,12 +256,15 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 							fail(u, ferr)
 							return
 						}
-						for g := from; g < to; g++ {
-							if e := k.runGroup(f, g); e != nil {
-								err = e
-								break
-							}
+						// Up to the failing group, then (when none
+						// failed alone: a trap only the batch meets, as
+						// its workgroup memory past wgBatchBytes) the
+						// rest of the batch too.
+						var e error
+						for g := from; g < u*K+K && e == nil; g++ {
+							e = k.runGroup(f, g)
 						}
+						err = e
 					}
 				}
 			} else {
