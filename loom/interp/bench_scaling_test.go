@@ -12,7 +12,11 @@ import (
 	"github.com/loomgen/loomgen/loom"
 )
 
-var scalingRounds = flag.Int("interp.rounds", 7, "rounds of BenchmarkScaling")
+var (
+	scalingRounds = flag.Int("interp.rounds", 7, "rounds of BenchmarkScaling")
+	// scalingLanes overrides batchLanes, to measure batch sizes.
+	scalingLanes = flag.Int("interp.batchlanes", 0, "lanes per batch in BenchmarkScaling (0: the default)")
+)
 
 // BenchmarkScaling measures parallel efficiency, T1 ÷ (p·Tp), of the
 // executor and of the plain Go loop doing the same work, at p = 2, 4, 8, …
@@ -28,6 +32,10 @@ var scalingRounds = flag.Int("interp.rounds", 7, "rounds of BenchmarkScaling")
 // min-interp-eff-P, interp-ms-P and go-ms-P (median times; P = 1 too), and
 // interp/go-1, the median per-round ratio of the one-core times.
 func BenchmarkScaling(b *testing.B) {
+	if *scalingLanes > 0 {
+		defer func(n int) { batchLanes = n }(batchLanes)
+		batchLanes = *scalingLanes
+	}
 	all := runtime.GOMAXPROCS(0)
 	counts := []int{1}
 	for p := 2; p < all; p *= 2 {
