@@ -194,7 +194,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	// workers or on which worker got there first.
 	fail := func(u int, err error) {
 		errMu.Lock()
-		if int64(u) < claims.stop.Load() || firstErr == nil {
+		if int64(u) < claims.stop.Load() {
 			firstErr = err
 			claims.stop.Store(int64(u))
 		}
