@@ -60,6 +60,10 @@ package loom
 //   vector.store.mask %w, %v[idx…], %m : …         O=[w,v,idx…,m]
 //   vector.gather %v[idx…][%offs] : …              O=[v,idx…,offs]
 //   vector.scatter %w, %v[idx…][%offs] : …         O=[w,v,idx…,offs]
+//   vector.fragment.load<role> %v[idx…] shape [%r, %c] : view -> vector
+//                                                  Param=role, O=[v,idx…,r,c], W=[shape]
+//   vector.fragment.store<role> %w, %v[idx…] shape [%r, %c] : vector, view
+//                                                  Param=role, O=[w,v,idx…,r,c], W=[shape]
 //
 // Vectors
 //   vector.splat %s : [S ->] V                     O=[s]
@@ -73,6 +77,8 @@ package loom
 //   vector.select %m, %a, %b : V                   O=[m,a,b]
 //   vector.reduce<k> %v, %init : V, T              O=[v,init]
 //   vector.dotf %a, %b, %acc : V, V, T             O=[a,b,acc]
+//   vector.mma %a, %b, %acc : A, B, C              O=[a,b,acc]; the result has type C
+//   vector.fragment<role> %d shape [%r, %c] : V    Param=role, O=[d,r,c], W=[shape]
 //
 // Control flow
 //   scf.if %c [-> (T…)] { … } [else { … }]         O=[c], RT, R (second Label "else")

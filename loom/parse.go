@@ -405,7 +405,7 @@ func assignResultTypes(op *Op, i1 *Type) {
 		case isCompare(op.Name) || strings.HasSuffix(op.Name, ".isnanf") ||
 			strings.HasSuffix(op.Name, ".isinff") || strings.HasSuffix(op.Name, ".isfinitef"):
 			r.Type = i1
-		case op.Name == "vector.reduce" || op.Name == "vector.dotf" || op.Name == "vector.load.mask":
+		case op.Name == "vector.reduce" || op.Name == "vector.dotf" || op.Name == "vector.load.mask" || op.Name == "vector.mma":
 			r.Type = last()
 		case strings.HasPrefix(op.Name, "kernel.subgroup.shuffle") && i == 1:
 			r.Type = i1
