@@ -56,7 +56,9 @@ func writeFile(t *testing.T, path string, data []byte) {
 // TestGeneratedCode puts every golden binding (corpus and cases) into one
 // temporary module and requires `go vet` to pass on all of them; generates
 // the e2e package and runs its tests on the CPU backend (Go references and
-// the mistakes caught at Dispatch, Load and Run); and type-checks each
+// the mistakes caught at Dispatch, Load and Run); runs go generate on a
+// package of several .loom files (testdata/pkg) and its kernels' tests
+// against Go references on the CPU backend; and type-checks each
 // program of testdata/mistakes, which must fail with the error it names.
 func TestGeneratedCode(t *testing.T) {
 	if testing.Short() {
@@ -103,10 +105,21 @@ func TestGeneratedCode(t *testing.T) {
 	if _, err := res.Write(); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := goCmd(t, mod, env, "vet", "./..."); err != nil {
-		t.Fatalf("go vet of %d generated packages failed:\n%s", built+1, out)
+	// A package of several files (templates, providers, helpers and config
+	// in kernels/common.loom, three kernel files using them), generated the
+	// way a model repository does it: go generate.
+	pkg := filepath.Join(mod, "pkg")
+	copyTree(t, "testdata/pkg", pkg)
+	if out, err := goCmd(t, mod, env, "generate", "./pkg/"); err != nil {
+		t.Fatalf("go generate of the package of several files failed:\n%s", out)
 	}
-	if out, err := goCmd(t, mod, env, "test", "-count=1", "./e2e/"); err != nil {
+	if _, err := os.Stat(filepath.Join(pkg, DefaultOutput)); err != nil {
+		t.Fatalf("go generate wrote no bindings: %v", err)
+	}
+	if out, err := goCmd(t, mod, env, "vet", "./..."); err != nil {
+		t.Fatalf("go vet of %d generated packages failed:\n%s", built+2, out)
+	}
+	if out, err := goCmd(t, mod, env, "test", "-count=1", "./e2e/", "./pkg/"); err != nil {
 		t.Fatalf("e2e tests failed:\n%s", out)
 	}
 

@@ -90,6 +90,10 @@ func ExpandInputs(dir string, inputs []string) ([]string, error) {
 
 func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
 
+// HasGlobMeta reports whether an input is a glob pattern (ExpandInputs
+// expands it).
+func HasGlobMeta(p string) bool { return hasMeta(p) }
+
 // unwrapPathError drops the path an *fs.PathError repeats, since the caller
 // already names the input as the user wrote it.
 func unwrapPathError(err error) error {

@@ -116,17 +116,17 @@ func BuildModel(pkg string, sources []Source) (*Model, error) {
 			errs = append(errs, &loom.Error{Msg: err.Error(), Class: ErrUnsupported})
 		}
 	}
-	var mods []*loom.Module
-	for _, s := range sources {
-		m, err := loom.ParseFile(s.Name, s.Text)
-		if err != nil {
-			addErr(err)
-			continue
-		}
-		mods = append(mods, m)
+	// The sources are one package: each file sees the symbols of the
+	// others. The files without errors are still analysed, so one run
+	// reports the problems of every file.
+	files := make([]loom.File, len(sources))
+	for i, s := range sources {
+		files[i] = loom.File{Name: s.Name, Src: s.Text}
 	}
-	// The files that parsed are still analysed, so one run reports the
-	// problems of every file.
+	mods, err := loom.ParsePackage(files...)
+	if err != nil {
+		addErr(err)
+	}
 	prog, err := loom.NewProgram(mods...)
 	if err != nil {
 		addErr(err)

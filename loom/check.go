@@ -2,11 +2,27 @@ package loom
 
 import "strings"
 
-// check resolves every SSA use and symbol of a parsed module and reports
-// what is invalid; it runs only on modules without syntax errors.
-func check(m *Module) ErrorList {
-	c := &checker{mod: m, defs: map[string]*Op{}, decls: map[string]*Op{}}
-	c.collectSymbols()
+// check resolves every SSA use and symbol of the modules of one package
+// and reports what is invalid. The modules share one symbol table: a
+// symbol defined in one file is visible in all, and a symbol defined twice
+// (in one file or in two) is an error naming both positions. partial says
+// that some file of the package did not parse: its symbols are missing, so
+// uses of undefined symbols are not reported (the syntax error explains
+// them). It runs only on modules without syntax errors.
+func check(mods []*Module, partial bool) ErrorList {
+	c := &checker{mods: mods, defs: map[string]*Op{}, decls: map[string]*Op{}, partial: partial}
+	for _, m := range mods {
+		c.collectSymbols(m)
+	}
+	for _, m := range mods {
+		c.module(m)
+	}
+	c.exports()
+	return c.errs
+}
+
+// module checks the SSA uses and symbol references of one module.
+func (c *checker) module(m *Module) {
 	for _, op := range m.Ops {
 		c.topOp(op)
 	}
@@ -37,11 +53,9 @@ func check(m *Module) ErrorList {
 		}
 		c.preds(s, d.Preds)
 	}
-	c.exports()
 	for _, op := range m.Ops {
 		c.walkSymbols(op)
 	}
-	return c.errs
 }
 
 // isDeclOp reports top-level ops that declare a symbol without defining it.
@@ -53,8 +67,10 @@ func isDeclOp(op *Op) bool {
 	return op.Opaque && strings.HasSuffix(op.Name, ".decl")
 }
 
-func (c *checker) collectSymbols() {
-	for _, op := range c.mod.Ops {
+// collectSymbols adds the symbols m defines and declares to the package's
+// table; a definition already there is a duplicate.
+func (c *checker) collectSymbols(m *Module) {
+	for _, op := range m.Ops {
 		if op.Symbol == "" || op.Name == "module.import" {
 			continue
 		}
@@ -124,18 +140,21 @@ func (c *checker) launchConfig(op *Op) {
 	}
 }
 
-// exports reports two kernel definitions with the same export name.
+// exports reports two kernel definitions of the package with the same
+// export name.
 func (c *checker) exports() {
 	seen := map[string]*Kernel{}
-	for _, k := range c.mod.Kernels {
-		if k.Decl {
-			continue
+	for _, m := range c.mods {
+		for _, k := range m.Kernels {
+			if k.Decl {
+				continue
+			}
+			if old, ok := seen[k.Export]; ok {
+				c.errorf(k.Op.Pos, "duplicate export name %q (also @%s at %s)", k.Export, old.Symbol, old.Op.Pos)
+				continue
+			}
+			seen[k.Export] = k
 		}
-		if old, ok := seen[k.Export]; ok {
-			c.errorf(k.Op.Pos, "duplicate export name %q (also @%s at %s)", k.Export, old.Symbol, old.Op.Pos)
-			continue
-		}
-		seen[k.Export] = k
 	}
 }
 
@@ -143,7 +162,7 @@ func (c *checker) symbolUse(pos Pos, sym string) {
 	if _, ok := c.defs[sym]; ok {
 		return
 	}
-	if _, ok := c.decls[sym]; ok {
+	if _, ok := c.decls[sym]; ok || c.partial {
 		return
 	}
 	c.errorf(pos, "use of undefined symbol @%s", sym)
@@ -179,10 +198,11 @@ func (c *checker) walkSymbols(op *Op) {
 // bracketless form passes launch values only, to a kernel without workload.
 func (c *checker) launchArity(op *Op) {
 	var k *Kernel
-	for _, cand := range c.mod.Kernels {
-		if cand.Symbol == op.Symbol {
-			k = cand
-			break
+	for _, m := range c.mods {
+		for _, cand := range m.Kernels {
+			if cand.Symbol == op.Symbol && (k == nil || k.Decl) {
+				k = cand
+			}
 		}
 	}
 	if k == nil {

@@ -4,6 +4,9 @@
 // loomgen needs — buffer access inference, launch-config evaluation, buffer
 // extents and signature fingerprints.
 //
-// ParseFile reads one .loom file into a Module; every error carries a
-// path:line:col position and all errors of a file are reported together.
+// ParsePackage reads the .loom files of one package into Modules checked
+// together (a symbol defined in one file is visible in all; a symbol
+// defined twice is an error naming both places); ParseFile is the package
+// of one file. Every error carries a path:line:col position and all errors
+// of a package are reported together.
 package loom

@@ -10,40 +10,81 @@ import (
 // cannot exhaust the stack; real kernels nest a handful of levels.
 const maxDepth = 200
 
-// ParseFile lexes, parses and checks one Loom file. filename is used only
-// in positions. On errors it returns what it could build together with an
-// ErrorList sorted by position: syntax errors (ErrSyntax) stop the parse at
-// the first one; checker errors (ErrInvalid) are all reported.
+// ParseFile lexes, parses and checks one Loom file, a package of its own.
+// filename is used only in positions. On errors it returns what it could
+// build together with an ErrorList sorted by position: syntax errors
+// (ErrSyntax) stop the parse at the first one; checker errors (ErrInvalid)
+// are all reported.
 func ParseFile(filename string, src []byte) (*Module, error) {
 	m, errs := parseModule(filename, src)
 	if len(errs) == 0 {
-		errs = check(m)
+		errs = check([]*Module{m}, false)
 	}
 	errs.Sort()
 	return m, errs.Err()
 }
 
-// ParseFiles reads and parses each path in turn. It returns the modules in
-// argument order and all errors of all files; a file that cannot be read is
-// reported as an error wrapping the os error.
-func ParseFiles(paths ...string) ([]*Module, error) {
+// File is one source file of a package: Name appears in positions.
+type File struct {
+	Name string
+	Src  []byte
+}
+
+// ParsePackage parses the files of one package and checks them as one
+// unit: every symbol (function, template family and provider, config
+// declaration and definition, target, global, kernel) defined in one file
+// is visible in the others, and a symbol defined twice, in one file or in
+// two, is an error (ErrInvalid) naming both positions. It returns the
+// modules of the files without errors, in argument order, and the errors
+// of every file sorted by position. Uses of undefined symbols are not
+// reported while some file has a syntax error (the missing definition may
+// be in it).
+func ParsePackage(files ...File) ([]*Module, error) {
+	var errs ErrorList
+	var parsed []*Module
+	for _, f := range files {
+		m, ferrs := parseModule(f.Name, f.Src)
+		if len(ferrs) > 0 {
+			errs = append(errs, ferrs...)
+			continue
+		}
+		parsed = append(parsed, m)
+	}
+	errs = append(errs, check(parsed, len(parsed) < len(files))...)
+	bad := map[string]bool{}
+	for _, e := range errs {
+		bad[e.Pos.File] = true
+	}
 	var mods []*Module
-	var errs []error
+	for _, m := range parsed {
+		if !bad[m.File] {
+			mods = append(mods, m)
+		}
+	}
+	errs.Sort()
+	return mods, errs.Err()
+}
+
+// ParseFiles reads the paths and parses them as one package (see
+// ParsePackage). A file that cannot be read is reported as an error
+// wrapping the os error, after the package's own errors.
+func ParseFiles(paths ...string) ([]*Module, error) {
+	var files []File
+	var readErrs []error
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("loom: %w", err))
+			readErrs = append(readErrs, fmt.Errorf("loom: %w", err))
 			continue
 		}
-		m, err := ParseFile(path, src)
-		if m != nil {
-			mods = append(mods, m)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
+		files = append(files, File{Name: path, Src: src})
 	}
-	return mods, joinErrors(errs)
+	mods, err := ParsePackage(files...)
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return mods, joinErrors(append(errs, readErrs...))
 }
 
 func joinErrors(errs []error) error {

@@ -25,11 +25,14 @@ func (s *scope) lookup(name string) *Value {
 
 // checker resolves SSA uses and symbols and reports ErrInvalid errors.
 type checker struct {
-	mod  *Module
+	mods []*Module // the package's files
 	errs ErrorList
-	// defs and decls map a symbol to the op that defines or declares it.
+	// defs and decls map a symbol of the package to the op that defines or
+	// declares it.
 	defs  map[string]*Op
 	decls map[string]*Op
+	// partial: a file of the package did not parse (see check).
+	partial bool
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {

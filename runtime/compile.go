@@ -143,18 +143,13 @@ func parseSources(srcs []Source) (*parsed, error) {
 	if len(srcs) == 0 {
 		return nil, errors.New("no sources")
 	}
-	var errs []error
-	mods := make([]*loom.Module, 0, len(srcs))
-	for _, src := range srcs {
-		m, err := loom.ParseFile(src.Name, src.Text)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		mods = append(mods, m)
+	files := make([]loom.File, len(srcs))
+	for i, src := range srcs {
+		files[i] = loom.File{Name: src.Name, Src: src.Text}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	mods, err := loom.ParsePackage(files...)
+	if err != nil {
+		return nil, err
 	}
 	prog, err := loom.NewProgram(mods...)
 	if err != nil {

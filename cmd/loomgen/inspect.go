@@ -7,12 +7,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/loomgen/loomgen/gen"
 
 	"github.com/loomgen/loomgen/loom"
 )
 
-const inspectUsage = `usage: loomgen inspect [-json] file.loom...
+const inspectUsage = `usage: loomgen inspect [-json] file.loom|dir|glob...
+
+The inputs are one package: files, directories (their *.loom files) and
+quoted globs, analysed together, so a kernel may use the functions,
+templates and config of any of them; with several files the output starts
+by naming them.
 
 Prints, per kernel: export name, symbol, position, workload and launch
 parameters with types, each buffer's inferred access with its evidence,
@@ -39,24 +47,24 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "loomgen inspect: no input files\n"+inspectUsage)
 		return 2
 	}
-	var mods []*loom.Module
-	failed := false
-	for _, path := range fs.Args() {
+	paths, failed := inspectPaths(fs.Args(), stderr)
+	var files []loom.File
+	for _, path := range paths {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", path, unwrapPathError(err))
 			failed = true
 			continue
 		}
-		m, err := loom.ParseFile(path, src)
-		if err != nil {
-			printErr(stderr, err)
-			failed = true
-			continue
-		}
-		mods = append(mods, m)
+		files = append(files, loom.File{Name: path, Src: src})
 	}
 	if failed {
+		return 1
+	}
+	// The files are one package: each sees the symbols of the others.
+	mods, err := loom.ParsePackage(files...)
+	if err != nil {
+		printErr(stderr, err)
 		return 1
 	}
 	p, err := loom.NewProgram(mods...)
@@ -65,6 +73,9 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	rep := buildReport(p)
+	if len(paths) > 1 {
+		rep.Package = paths
+	}
 	for _, k := range rep.Kernels {
 		if k.Launch.Error != "" {
 			fmt.Fprintln(stderr, k.Launch.Error)
@@ -85,6 +96,42 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// inspectPaths expands the arguments (files, directories, globs) in
+// argument order, each directory's or glob's files sorted, without
+// repeating a file; it reports bad arguments on stderr.
+func inspectPaths(args []string, stderr io.Writer) (paths []string, failed bool) {
+	seen := map[string]bool{}
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err == nil && !st.IsDir() {
+			// A file is read as named, whatever its suffix.
+			if !seen[filepath.Clean(a)] {
+				seen[filepath.Clean(a)] = true
+				paths = append(paths, a)
+			}
+			continue
+		}
+		if err != nil && !gen.HasGlobMeta(a) {
+			fmt.Fprintf(stderr, "%s: %v\n", a, unwrapPathError(err))
+			failed = true
+			continue
+		}
+		expanded, err := gen.ExpandInputs(".", []string{a})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			failed = true
+			continue
+		}
+		for _, p := range expanded {
+			if !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+		}
+	}
+	return paths, failed
 }
 
 func unwrapPathError(err error) error {
@@ -108,6 +155,9 @@ func printErr(w io.Writer, err error) {
 }
 
 type inspectReport struct {
+	// Package lists the files analysed as one package, when there are
+	// several.
+	Package []string       `json:"package,omitempty"`
 	Kernels []kernelReport `json:"kernels"`
 	Config  []configReport `json:"config"`
 }
@@ -297,6 +347,9 @@ func sig(ps []paramReport) string {
 }
 
 func writeText(w io.Writer, rep inspectReport) {
+	if len(rep.Package) > 0 {
+		fmt.Fprintf(w, "package of %d files: %s\n\n", len(rep.Package), strings.Join(rep.Package, ", "))
+	}
 	for i, k := range rep.Kernels {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -150,3 +150,39 @@ func TestInspectErrors(t *testing.T) {
 		t.Errorf("error not in path:line:col form: %q", errb.String())
 	}
 }
+
+// A directory is one package: the kernel files use the templates, helpers
+// and config of common.loom, and the output says which files it analysed.
+func TestInspectPackage(t *testing.T) {
+	dir := "../../gen/testdata/pkg/kernels"
+	var out, errb bytes.Buffer
+	if code := runInspect([]string{dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	first, _, _ := strings.Cut(out.String(), "\n")
+	if !strings.HasPrefix(first, "package of 4 files: ") || !strings.Contains(first, "common.loom") {
+		t.Errorf("first line %q does not name the package's four files", first)
+	}
+	if !strings.Contains(out.String(), "template.apply<@pkg.load> read — @pkg.load_f32 %src read by view.load at "+filepath.Join(dir, "common.loom")) {
+		t.Errorf("access evidence does not reach into common.loom:\n%s", out.String())
+	}
+
+	out.Reset()
+	errb.Reset()
+	if code := runInspect([]string{"-json", filepath.Join(dir, "addf.loom"), filepath.Join(dir, "common.loom")}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep inspectReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Package) != 2 || len(rep.Kernels) != 1 || rep.Kernels[0].Launch.Error != "" {
+		t.Errorf("package %v, %d kernels, launch error %q", rep.Package, len(rep.Kernels), rep.Kernels[0].Launch.Error)
+	}
+
+	// Alone, a kernel file misses what common.loom defines.
+	errb.Reset()
+	if code := runInspect([]string{filepath.Join(dir, "addf.loom")}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "use of undefined symbol @pkg.") {
+		t.Errorf("addf.loom alone: exit %d, %s", code, errb.String())
+	}
+}

@@ -9,7 +9,7 @@ Usage:
 	loomgen [flags] inputs...
 	loomgen doc [-o file] [-pkg name] inputs...
 	loomgen init [-pkg name] [dir]
-	loomgen inspect [-json] file.loom...
+	loomgen inspect [-json] inputs...
 
 Inputs are .loom files, glob patterns (quoted, loomgen expands them) or
 directories, whose *.loom files are taken. Loomgen parses them, infers each
@@ -56,7 +56,8 @@ Subcommands:
 	init     scaffold a model package in dir (default .): kernels/scale.loom,
 	         a go:generate line, a smoke test running every kernel on the
 	         CPU backend, and the generated bindings
-	inspect  print what the analyses infer for each kernel
+	inspect  print what the analyses infer for each kernel of the inputs,
+	         analysed as one package like the generator's
 
 Errors are printed as path:line:col: message, all of a run before exiting.
 Exit status: 0 success, 1 input errors or a stale file under -check, 2 usage
