@@ -47,6 +47,9 @@ type compiler struct {
 	// nested kernel.return): a region whose compile left it unchanged
 	// never clears mask lanes in place (runRange).
 	exits int
+	// unsigned marks fragment registers loaded as unsigned integers
+	// (fragment.go).
+	unsigned map[*slot]bool
 }
 
 // scope maps SSA names to slots; regions nest scopes, each inlined call

@@ -52,6 +52,10 @@ func (c *compiler) vectorOp(b *block, op *loom.Op, rest string) (instr, error) {
 		return c.vecDot(b, op)
 	case "load", "load.mask", "store", "store.mask":
 		return c.vecMemory(b, op, rest)
+	case "fragment", "fragment.load", "fragment.store":
+		return c.fragmentOp(b, op, rest)
+	case "mma":
+		return c.mma(b, op)
 	}
 	return c.arith(b, op, rest)
 }

@@ -1,0 +1,179 @@
+package loom
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Matrix fragments (vector.fragment.load/store, vector.fragment, vector.mma)
+// hold a matrix tile in a physical payload vector. Loom leaves the payload
+// layout to the target; loomgen's targets (the CPU executor and PTX) define
+// two, chosen from the logical shape and the payload length:
+//
+//   - dense: the payload has rows×cols components and holds the whole tile
+//     in row-major order in every invocation; each invocation works alone.
+//   - subgroup: the tile is spread over the 32 invocations of a subgroup, in
+//     the wave32 layout of Loom's RDNA3 WMMA descriptors (row or column is
+//     lane mod 16, the reduction packed along the payload; accumulator rows
+//     interleaved by lane half): lhs [16, K] and rhs [K, 16] have K
+//     components per lane, init/result [16, 16] have 8.
+//
+// Both backends agree on this meaning; PTX keeps subgroup fragments in the
+// tensor cores' own register layout while nothing observes their lanes.
+
+// FragmentRole is the role of a matrix fragment: the operand it plays in
+// vector.mma.
+type FragmentRole uint8
+
+// Fragment roles, in the order of Loom's VectorFragmentRole enum.
+const (
+	FragmentLHS FragmentRole = iota
+	FragmentRHS
+	FragmentInit
+	FragmentResult
+)
+
+var fragmentRoleNames = [...]string{"lhs", "rhs", "init", "result"}
+
+// String is the role's Loom spelling.
+func (r FragmentRole) String() string { return fragmentRoleNames[r] }
+
+// ParseFragmentRole reads the <role> parameter of a fragment op.
+func ParseFragmentRole(s string) (FragmentRole, bool) {
+	for i, n := range fragmentRoleNames {
+		if n == s {
+			return FragmentRole(i), true
+		}
+	}
+	return 0, false
+}
+
+// IsAccumulator reports whether the role is init or result: a [M, N] tile.
+func (r FragmentRole) IsAccumulator() bool { return r == FragmentInit || r == FragmentResult }
+
+// FragmentSubgroupSize is the subgroup width the subgroup layout is defined
+// for; FragmentTile is its M and N.
+const (
+	FragmentSubgroupSize = 32
+	FragmentTile         = 16
+)
+
+// FragmentLayout maps a fragment's payload components to matrix coordinates.
+type FragmentLayout struct {
+	Role       FragmentRole
+	Rows, Cols int // logical shape: lhs [M, K], rhs [K, N], init/result [M, N]
+	Payload    int // components per invocation
+	// Subgroup is false for the dense layout (whole tile per invocation)
+	// and true for the 32-lane subgroup layout.
+	Subgroup bool
+}
+
+// NewFragmentLayout selects the layout of a fragment of the given role,
+// logical shape and payload length, or says why none fits.
+func NewFragmentLayout(role FragmentRole, rows, cols, payload int64) (FragmentLayout, error) {
+	f := FragmentLayout{Role: role, Rows: int(rows), Cols: int(cols), Payload: int(payload)}
+	if rows <= 0 || cols <= 0 || payload <= 0 || rows > 4096 || cols > 4096 {
+		return f, fmt.Errorf("fragment shape [%d, %d] with %d payload components", rows, cols, payload)
+	}
+	if rows*cols == payload {
+		return f, nil
+	}
+	f.Subgroup = true
+	switch {
+	case role == FragmentLHS && rows == FragmentTile && payload == cols:
+	case role == FragmentRHS && cols == FragmentTile && payload == rows:
+	case role.IsAccumulator() && rows == FragmentTile && cols == FragmentTile && payload == FragmentTile*FragmentTile/FragmentSubgroupSize:
+	default:
+		return f, fmt.Errorf("no fragment layout for %s [%d, %d] in %d components (dense needs %d; the 32-lane subgroup layout needs %s)",
+			role, rows, cols, payload, rows*cols, subgroupNeeds(role))
+	}
+	return f, nil
+}
+
+func subgroupNeeds(role FragmentRole) string {
+	switch role {
+	case FragmentLHS:
+		return "[16, K] in K"
+	case FragmentRHS:
+		return "[K, 16] in K"
+	}
+	return "[16, 16] in 8"
+}
+
+// Coord returns the matrix coordinate (row, col) that payload component e of
+// subgroup lane l holds (lane is ignored by the dense layout). Several lanes
+// hold copies of the same lhs and rhs elements in the subgroup layout.
+func (f FragmentLayout) Coord(lane, e int) (row, col int) {
+	if !f.Subgroup {
+		return e / f.Cols, e % f.Cols
+	}
+	switch f.Role {
+	case FragmentLHS:
+		return lane % FragmentTile, e
+	case FragmentRHS:
+		return e, lane % FragmentTile
+	}
+	return 2*e + lane/FragmentTile, lane % FragmentTile
+}
+
+// Owner returns the lane and component holding (row, col): the lowest such
+// lane when the layout replicates it.
+func (f FragmentLayout) Owner(row, col int) (lane, e int) {
+	if !f.Subgroup {
+		return 0, row*f.Cols + col
+	}
+	switch f.Role {
+	case FragmentLHS:
+		return row, col
+	case FragmentRHS:
+		return col, row
+	}
+	return (row%2)*FragmentTile + col, row / 2
+}
+
+// MMAShape is the M, N and K of a vector.mma from its operands' payload
+// lengths: the subgroup layout when the accumulator has 8 components and lhs
+// and rhs the same count (no dense shape has that), else the dense shape
+// M×K, K×N, M×N that the three lengths determine.
+func MMAShape(lhs, rhs, acc int) (m, n, k int, subgroup bool, err error) {
+	if lhs <= 0 || rhs <= 0 || acc <= 0 {
+		return 0, 0, 0, false, fmt.Errorf("empty fragment")
+	}
+	if acc == FragmentTile*FragmentTile/FragmentSubgroupSize && lhs == rhs {
+		return FragmentTile, FragmentTile, lhs, true, nil
+	}
+	// M² = (M·K)(M·N)/(K·N).
+	num := int64(lhs) * int64(acc)
+	if num%int64(rhs) == 0 {
+		sq := num / int64(rhs)
+		for m = 1; int64(m*m) < sq; m++ {
+		}
+		if int64(m*m) == sq && lhs%m == 0 && acc%m == 0 {
+			k, n = lhs/m, acc/m
+			if k*n == rhs {
+				return m, n, k, false, nil
+			}
+		}
+	}
+	return 0, 0, 0, false, fmt.Errorf("payload lengths %d, %d, %d fit no M×K, K×N, M×N shape", lhs, rhs, acc)
+}
+
+// FragmentUnsigned reports whether a fragment loaded through a view of type
+// t holds unsigned integers: Loom spells u8 as i8 storage whose encoding's
+// #matrix_operand schema says element_format=u8.
+func FragmentUnsigned(t *Type) bool {
+	if t == nil || t.LayoutValue == nil || t.LayoutValue.Value == nil || t.LayoutValue.Value.Def == nil {
+		return false
+	}
+	d := t.LayoutValue.Value.Def
+	if d.Name != "encoding.define" {
+		return false
+	}
+	for _, w := range d.Words {
+		if i := strings.Index(w, "element_format="); i >= 0 {
+			f := w[i+len("element_format="):]
+			return strings.HasPrefix(f, "u")
+		}
+	}
+	return false
+}
