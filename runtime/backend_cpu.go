@@ -15,10 +15,13 @@ import (
 // synchronously on submission, so every submission is trivially ordered after
 // the previous one and synchronize has nothing to wait for.
 type cpuBackend struct {
-	workers int
+	workers  int
+	sanitize interp.Sanitize
 }
 
-func newCPUBackend(opts Options) *cpuBackend { return &cpuBackend{workers: max(1, opts.Workers)} }
+func newCPUBackend(opts Options) *cpuBackend {
+	return &cpuBackend{workers: max(1, opts.Workers), sanitize: opts.Sanitize}
+}
 
 // cpuMem is a host allocation.
 type cpuMem struct{ b []byte }
@@ -71,7 +74,7 @@ func (c *cpuBackend) fill(dst devMem, off, n int, value uint32) error {
 }
 
 func (c *cpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
-	return interp.Compile(req.Modules, req.Export, interp.Options{Target: req.Target, Config: req.Config, Workers: req.Workers})
+	return interp.Compile(req.Modules, req.Export, interp.Options{Target: req.Target, Config: req.Config, Workers: req.Workers, Sanitize: c.sanitize})
 }
 
 func (c *cpuBackend) launch(l *launchCmd) error {

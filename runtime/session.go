@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/interp"
 )
 
 // maxAlloc bounds one allocation so size arithmetic never overflows an int.
@@ -26,6 +27,14 @@ type Options struct {
 	// workgroups of one dispatch and for independent graph nodes; 0 means
 	// GOMAXPROCS.
 	Workers int
+	// Sanitize runs every kernel in the CPU executor's checked mode
+	// (interp.Sanitize): races in workgroup memory and, with GlobalRaces,
+	// between workgroups are reported as errors carrying an
+	// *interp.RunError with its Event. Only the cpu backend has it: "auto"
+	// then means cpu, and cuda or hip are refused. A sanitizer report
+	// stops its dispatch but, unlike other kernel failures, leaves the
+	// session usable, so what the kernel wrote until then can be read.
+	Sanitize interp.Sanitize
 }
 
 // Session owns a model's storage, compiled kernels and recorded graphs on one
@@ -86,6 +95,15 @@ func Open(opts Options) (*Session, error) {
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = gort.GOMAXPROCS(0)
+	}
+	if opts.Sanitize.Races || opts.Sanitize.GlobalRaces {
+		switch want {
+		case "auto":
+			return newSession(newCPUBackend(opts), "auto: the sanitizer runs on the cpu backend only", opts), nil
+		case "cpu":
+		default:
+			return nil, fmt.Errorf("%w: %s: the sanitizer runs on the cpu backend only", ErrBackend, want)
+		}
 	}
 	be, reason, err := openBackend(want, opts)
 	if err != nil {
@@ -201,6 +219,9 @@ func (s *Session) usable() error {
 // caller holds s.mu. The returned error wraps ErrDevice and the cause.
 func (s *Session) fail(what string, err error) error {
 	e := fmt.Errorf("%w: %s: %w", ErrDevice, what, err)
+	if s.sanitizerReport(err) {
+		return e // the checked mode stopped the kernel; memory is intact
+	}
 	if s.failure == nil {
 		s.failure = e
 	}
@@ -393,4 +414,14 @@ func (s *Session) ReadMany(srcs []Region) ([][]byte, error) {
 	}
 	copy(block, st)
 	return out, nil
+}
+
+// sanitizerReport reports whether err is a report of the checked mode
+// (Options.Sanitize): a race or an out-of-bounds access with its event.
+func (s *Session) sanitizerReport(err error) bool {
+	if !s.opts.Sanitize.Races && !s.opts.Sanitize.GlobalRaces {
+		return false
+	}
+	var re *interp.RunError
+	return errors.As(err, &re) && re.Event != nil
 }

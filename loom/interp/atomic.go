@@ -19,6 +19,7 @@ func (c *compiler) atomic(b *block, op *loom.Op, name string) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.write = true
 	if a.wg {
 		c.wgSlow++ // lane by lane in a batch (batchwg.go)
 	}

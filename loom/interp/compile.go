@@ -326,7 +326,13 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 	if err != nil {
 		return err
 	}
-	c.markLazy()
+	if c.k.san.on() {
+		// The checked mode runs every op exactly, every group: no lazy
+		// registers, nothing hoisted out of the workgroups.
+		c.hoist = nil
+	} else {
+		c.markLazy()
+	}
 	c.k.rerunSafe = c.read&c.written == 0
 	c.k.readRoots, c.k.writtenRoots = c.read, c.written
 	c.k.code = code
@@ -338,7 +344,7 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 	var code []instr
 	for i := 0; i < len(r.Ops); i++ {
-		if c.fuseCandidate(r.Ops, i) {
+		if !c.k.san.on() && c.fuseCandidate(r.Ops, i) {
 			// Compile the four ops as usual (they define the names and
 			// are the fallback), then try the fused form over them.
 			var four []instr
@@ -359,7 +365,7 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 			i += 3
 			continue
 		}
-		if c.rangeIfCandidate(r.Ops, i) {
+		if !c.k.san.on() && c.rangeIfCandidate(r.Ops, i) {
 			var two []instr
 			var from []*loom.Op
 			for j := i; j < i+2; j++ {
@@ -388,7 +394,7 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 			i++
 			continue
 		}
-		if c.guardCandidate(r.Ops, i) {
+		if !c.k.san.on() && c.guardCandidate(r.Ops, i) {
 			var two []instr
 			for j := i; j < i+2; j++ {
 				in, err := c.op(b, r.Ops[j], j == len(r.Ops)-1)

@@ -38,6 +38,7 @@ var (
 	ErrDivergentBarrier = errors.New("interp: divergent barrier")
 	// ErrAssert: a kernel.assert failed.
 	ErrAssert = errors.New("interp: assertion failed")
+	// ErrRace (sanitize.go): a data race found in the checked mode.
 	// ErrInternal: a bug in the executor, recovered from a panic.
 	ErrInternal = errors.New("interp: internal error")
 )
@@ -53,6 +54,10 @@ type RunError struct {
 	HasItem   bool   // Workitem is meaningful (false for workgroup-wide failures)
 	Msg       string // what went wrong, with the offending values
 	Class     error  // one of the Err* sentinels
+	// Event is the structured sanitizer report of a race (ErrRace) or of
+	// a load, store or atomic outside its bounds (ErrOutOfBounds); nil for
+	// every other failure.
+	Event *Event
 }
 
 // Error formats kernel, position, op, message and coordinates on one line.
@@ -82,6 +87,10 @@ type trap struct {
 	lane  int
 	class error
 	msg   string
+	// event, for sanitizer reports; priorGroup (a linear workgroup index,
+	// -1 for this one) and priorLane locate a race's earlier access.
+	event                 *Event
+	priorGroup, priorLane int
 }
 
 func (t *trap) Error() string { return t.msg }

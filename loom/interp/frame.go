@@ -89,6 +89,9 @@ type frame struct {
 	steps  [][]int64 // per depth: the step of a varying scf.for
 	// pw describes a periodic mask a fused guard set (batchwg.go).
 	pw perWin
+	// san is the workgroup-memory shadow of the checked mode
+	// (sanitize.go); nil otherwise.
+	san *sanFrame
 }
 
 // active reports whether lane l runs the current op.

@@ -19,6 +19,8 @@ type Options struct {
 	// Workers bounds the number of workgroups run in parallel; 0 means
 	// GOMAXPROCS.
 	Workers int
+	// Sanitize turns on the checked mode (sanitize.go).
+	Sanitize Sanitize
 }
 
 // Arg is one launch argument.
@@ -44,6 +46,9 @@ type Kernel struct {
 	kernel  *loom.Kernel
 	tgt     target
 	workers int
+	// san is the checked mode (sanitize.go); on, the kernel has only its
+	// exact per-lane form.
+	san Sanitize
 
 	params []*slot // launch parameters in signature order
 	// pdims are the dimension registers of view parameters (nil entries
@@ -154,7 +159,10 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	k := &Kernel{export: export, kernel: kd, tgt: makeTarget(opts.Target), workers: workers}
+	if opts.Sanitize.GlobalRaces {
+		workers = 1 // the global shadow is shared by the dispatch's workgroups
+	}
+	k := &Kernel{export: export, kernel: kd, tgt: makeTarget(opts.Target), workers: workers, san: opts.Sanitize}
 	c, err := newCompiler(k, mods, opts)
 	if err != nil {
 		return nil, err
@@ -168,6 +176,9 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 		// (rerun.go): kernels with barriers, collectives or workgroup
 		// memory get the batched form only where errors stay exact.
 		k.noBatch = "reads a buffer it writes"
+	}
+	if k.san.on() {
+		k.noBatch = "checked mode"
 	}
 	if k.noBatch == "" {
 		// Without inter-lane communication, a batch of workgroups is

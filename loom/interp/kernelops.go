@@ -167,6 +167,9 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			if fr.nact != fr.nalive {
 				return fr.divergent(op, "barrier")
 			}
+			if fr.san != nil {
+				fr.san.epoch++ // accesses on either side are ordered
+			}
 			return nil
 		}, nil
 	case "return":

@@ -275,6 +275,9 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 			}
 			m = m[:total]
 			clear(m)
+			if fr.san != nil {
+				fr.san.resetWG(m)
+			}
 			// Field by field: a whole view literal would zero and copy
 			// its rank-sized arrays every workgroup.
 			out := &fr.V[r.idx][0]
@@ -479,6 +482,8 @@ type access struct {
 	// wg: in a batched form, the view may be workgroup memory, whose
 	// element differs per group even at a uniform index (batchwg.go).
 	wg bool
+	// write marks stores and atomics, for sanitizer events.
+	write bool
 }
 
 func (c *compiler) access(b *block, op *loom.Op, viewAt int, vt *loom.Type) (*access, error) {
@@ -539,7 +544,9 @@ func (a *access) at(fr *frame, l int, extra []int64) (*view, int64, error) {
 		if v.mem == nil && axis < 0 {
 			return nil, 0, newTrap(a.op, l, ErrOutOfBounds, "access through a null buffer")
 		}
-		return nil, 0, newTrap(a.op, l, ErrOutOfBounds, "%s", fr.boundsMsg(v, ix[:n], axis, off, a.cd.size))
+		t := newTrap(a.op, l, ErrOutOfBounds, "%s", fr.boundsMsg(v, ix[:n], axis, off, a.cd.size))
+		t.event = a.outOfBounds(v, off, a.write)
+		return nil, 0, t
 	}
 	if v.gstride != 0 {
 		// Checked against the group's own block; lane l's group's bytes.
@@ -559,6 +566,7 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 	if err != nil {
 		return nil, err
 	}
+	a.write = store
 	if !store {
 		r, err := c.result(b, op, 0, a.uni() && !atomic)
 		if err != nil {
@@ -566,6 +574,9 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		}
 		if (r.kind == kFloat) != a.cd.isFloat || r.comps != 1 {
 			return nil, compileErr(op.Pos, ErrInvalid, "%s: result type %s does not match the view element %s", name, r.typ, a.v.typ.Elem)
+		}
+		if c.k.san.on() {
+			return checkedAccess(a, r, nil, atomic), nil
 		}
 		if a.wg {
 			if atomic {
@@ -624,6 +635,9 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 	}
 	if (x.kind == kFloat) != a.cd.isFloat || x.comps != 1 {
 		return nil, compileErr(op.Pos, ErrInvalid, "%s: value type %s does not match the view element %s", name, x.typ, a.v.typ.Elem)
+	}
+	if c.k.san.on() {
+		return checkedAccess(a, nil, x, atomic), nil
 	}
 	if a.wg {
 		if atomic {
@@ -809,5 +823,58 @@ func fastStore(a *access, x *slot) instr {
 			return nil
 		}
 		return run(fr.lo, fr.hi, fr.dense())
+	}
+}
+
+// checkedAccess is the checked mode's load (r set) or store (x set): every
+// active lane makes its own access, even at a uniform address, and each
+// is recorded by the sanitizer before it happens; atomics are exempt from
+// race checks.
+func checkedAccess(a *access, r, x *slot, atomic bool) instr {
+	return func(fr *frame) error {
+		for l := range fr.L {
+			if !fr.mask[l] {
+				continue
+			}
+			v, off, err := a.at(fr, l, nil)
+			if err != nil {
+				return err
+			}
+			if !atomic {
+				if err := fr.touch(a, v, off, l, x != nil); err != nil {
+					return err
+				}
+			}
+			if atomic {
+				stripeFor(v.mem, off).Lock()
+			}
+			mem := v.mem[off:]
+			switch {
+			case x != nil:
+				src := l
+				if x.uni {
+					src = 0
+				}
+				if a.cd.isFloat {
+					a.cd.storeF(mem, fr.F[x.idx][src])
+				} else {
+					a.cd.storeI(mem, fr.I[x.idx][src])
+				}
+			default:
+				dst := l
+				if r.uni {
+					dst = 0
+				}
+				if a.cd.isFloat {
+					fr.F[r.idx][dst] = a.cd.loadF(mem)
+				} else {
+					fr.I[r.idx][dst] = a.cd.loadI(mem)
+				}
+			}
+			if atomic {
+				stripeFor(v.mem, off).Unlock()
+			}
+		}
+		return nil
 	}
 }

@@ -20,6 +20,9 @@ type runState struct {
 	paramI map[int]int64
 	paramF map[int]float64
 	paramV map[int]view
+	// san is the global-memory shadow of a dispatch checked for races
+	// between workgroups (sanitize.go); nil otherwise.
+	san *sanRun
 }
 
 // framePool reuses frames between Runs with the same workgroup size.
@@ -120,6 +123,9 @@ func (k *Kernel) newFrame(L int) *frame {
 		fr.scrF[i] = make([]float64, mc*L)
 	}
 	fr.wgMem = make([][]byte, len(k.allocas))
+	if k.san.Races {
+		fr.san = &sanFrame{epoch: 1, wg: map[*byte][]shadow{}}
+	}
 	return fr
 }
 
@@ -151,6 +157,9 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 		}
 	}
 	rs := &runState{launch: l, args: args, lid: k.lids.get(l.WorkgroupSize, L)}
+	if k.san.GlobalRaces {
+		rs.san = &sanRun{mem: map[*byte][]shadow{}}
+	}
 	if err := k.bindParams(rs); err != nil {
 		return err
 	}
@@ -340,6 +349,21 @@ func (k *Kernel) runGroup(fr *frame, g int) (err error) {
 			for ax := 0; ax < 3; ax++ {
 				re.Workitem[ax] = int(fr.r.lid[ax][t.lane])
 			}
+		}
+		if t.event != nil {
+			ev := *t.event
+			ev.Pos, ev.Op, ev.Workgroup, ev.Workitem = t.op.Pos, t.op.Name, re.Workgroup, re.Workitem
+			if t.class == ErrRace {
+				pg := g
+				if t.priorGroup >= 0 {
+					pg = t.priorGroup
+				}
+				for ax := 0; ax < 3; ax++ {
+					ev.PriorWorkgroup[ax] = groupCoord(&fr.r.launch, pg, ax)
+					ev.PriorWorkitem[ax] = int(fr.r.lid[ax][t.priorLane])
+				}
+			}
+			re.Event = &ev
 		}
 		return re
 	}

@@ -532,6 +532,8 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 	if err != nil {
 		return nil, err
 	}
+	a.write = store
+	checked := c.k.san.on()
 	if a.wg {
 		c.wgSlow++ // lane by lane in a batch (batchwg.go)
 	}
@@ -628,6 +630,11 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 				if err != nil {
 					return err
 				}
+				if checked {
+					if err := fr.touch(a, v, off, l, store); err != nil {
+						return err
+					}
+				}
 				mem := v.mem[off:]
 				switch {
 				case store && a.cd.isFloat:
@@ -640,7 +647,7 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 					fr.I[r.idx][at(r)] = a.cd.loadI(mem)
 				}
 			}
-			if !store && r.uni {
+			if !store && r.uni && !checked {
 				return nil
 			}
 		}

@@ -1,0 +1,219 @@
+package interp
+
+import (
+	"errors"
+	"testing"
+)
+
+// sanitizerKernels are our own small kernels for the checked mode: each
+// runs one workgroup of 4 lanes (or 4 workgroups of 1 lane for the global
+// ones) over a 16-byte buffer %out.
+const sanitizerKernels = `
+kernel.def export("wg_same_slot") @wg_same_slot() {
+  %one = index.constant 1 : index
+  %four = index.constant 4 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
+} launch(%out: buffer) {
+  %z = index.constant 0 : index
+  %zo = index.constant 0 : offset
+  %bytes = index.constant 16 : offset
+  %lane = kernel.workitem.id<x> : index
+  %tile = buffer.alloca<workgroup> %bytes : buffer
+  %tv = buffer.view %tile[%zo] : buffer -> view<4xi32>
+  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
+  %v = index.cast %lane : index to i32
+  view.store %v, %tv[%z] : i32, view<4xi32>
+  %r = view.load %tv[%z] : view<4xi32> -> i32
+  view.store %r, %ov[%lane] : i32, view<4xi32>
+  kernel.return
+}
+
+kernel.def export("wg_neighbour_no_barrier") @wg_neighbour_no_barrier() {
+  %one = index.constant 1 : index
+  %four = index.constant 4 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
+} launch(%out: buffer) {
+  %c1 = index.constant 1 : index
+  %c3 = index.constant 3 : index
+  %zo = index.constant 0 : offset
+  %bytes = index.constant 16 : offset
+  %lane = kernel.workitem.id<x> : index
+  %tile = buffer.alloca<workgroup> %bytes : buffer
+  %tv = buffer.view %tile[%zo] : buffer -> view<4xi32>
+  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
+  %v = index.cast %lane : index to i32
+  view.store %v, %tv[%lane] : i32, view<4xi32>
+  %next = index.add %lane, %c1 : index
+  %wrap = index.andi %next, %c3 : index
+  %r = view.load %tv[%wrap] : view<4xi32> -> i32
+  view.store %r, %ov[%lane] : i32, view<4xi32>
+  kernel.return
+}
+
+kernel.def export("wg_neighbour_barrier") @wg_neighbour_barrier() {
+  %one = index.constant 1 : index
+  %four = index.constant 4 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
+} launch(%out: buffer) {
+  %c1 = index.constant 1 : index
+  %c3 = index.constant 3 : index
+  %zo = index.constant 0 : offset
+  %bytes = index.constant 16 : offset
+  %lane = kernel.workitem.id<x> : index
+  %tile = buffer.alloca<workgroup> %bytes : buffer
+  %tv = buffer.view %tile[%zo] : buffer -> view<4xi32>
+  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
+  %v = index.cast %lane : index to i32
+  view.store %v, %tv[%lane] : i32, view<4xi32>
+  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
+  %next = index.add %lane, %c1 : index
+  %wrap = index.andi %next, %c3 : index
+  %r = view.load %tv[%wrap] : view<4xi32> -> i32
+  view.store %r, %ov[%lane] : i32, view<4xi32>
+  kernel.return
+}
+
+kernel.def export("global_same_slot") @global_same_slot() {
+  %one = index.constant 1 : index
+  %four = index.constant 4 : index
+  kernel.launch.config workgroups(%four, %one, %one) workgroup_size(%one, %one, %one) : index
+} launch(%out: buffer) {
+  %z = index.constant 0 : index
+  %zo = index.constant 0 : offset
+  %g = kernel.workgroup.id<x> : index
+  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
+  %v = index.cast %g : index to i32
+  view.store %v, %ov[%z] : i32, view<4xi32>
+  kernel.return
+}
+
+kernel.def export("global_own_slot") @global_own_slot() {
+  %one = index.constant 1 : index
+  %four = index.constant 4 : index
+  kernel.launch.config workgroups(%four, %one, %one) workgroup_size(%one, %one, %one) : index
+} launch(%out: buffer) {
+  %zo = index.constant 0 : offset
+  %g = kernel.workgroup.id<x> : index
+  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
+  %v = index.cast %g : index to i32
+  view.store %v, %ov[%g] : i32, view<4xi32>
+  kernel.return
+}
+
+kernel.def export("past_the_end") @past_the_end() {
+  %one = index.constant 1 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%one, %one, %one) : index
+} launch(%out: buffer) {
+  %c4 = index.constant 4 : index
+  %zo = index.constant 0 : offset
+  %ov = buffer.view %out[%zo] : buffer -> view<8xi32>
+  %v = scalar.constant 7 : i32
+  view.store %v, %ov[%c4] : i32, view<8xi32>
+  kernel.return
+}
+`
+
+func runSanitized(t *testing.T, export string, san Sanitize) (error, []byte) {
+	t.Helper()
+	r := compileRun(t, parseSrc(t, sanitizerKernels), export, Options{Sanitize: san, Workers: 4})
+	out := make([]byte, 16)
+	err := r.k.Run(r.launch(), []Arg{buf(out)})
+	return err, out
+}
+
+func TestSanitizerWorkgroupRaces(t *testing.T) {
+	all := Sanitize{Races: true, GlobalRaces: true}
+	cases := []struct {
+		name, export string
+		san          Sanitize
+		// want is the race's access kinds, "" for none.
+		access, prior string
+		offset        int64
+		lane, prLane  int
+	}{
+		{name: "all lanes store one slot", export: "wg_same_slot", san: all, access: "write", prior: "write", offset: 0, lane: 1, prLane: 0},
+		{name: "read a neighbour's store without a barrier", export: "wg_neighbour_no_barrier", san: all, access: "read", prior: "write", offset: 4, lane: 0, prLane: 1},
+		{name: "a barrier orders them", export: "wg_neighbour_barrier", san: all},
+		{name: "races off", export: "wg_same_slot", san: Sanitize{GlobalRaces: true}},
+		{name: "workgroups store their own slot", export: "global_own_slot", san: all},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err, _ := runSanitized(t, tc.export, tc.san)
+			if tc.access == "" {
+				if err != nil {
+					t.Fatalf("want no report, got %v", err)
+				}
+				return
+			}
+			var re *RunError
+			if !errors.As(err, &re) || !errors.Is(err, ErrRace) || re.Event == nil {
+				t.Fatalf("want an ErrRace RunError with an event, got %v", err)
+			}
+			ev := re.Event
+			if ev.Type != "tsan_report" || ev.Check != "data_race" || ev.Memory != "workgroup" ||
+				ev.Access != tc.access || ev.PriorAccess != tc.prior || ev.Length != 4 || ev.Offset != tc.offset ||
+				ev.Workitem[0] != tc.lane || ev.PriorWorkitem[0] != tc.prLane || !ev.Pos.IsValid() || !ev.PriorPos.IsValid() {
+				t.Fatalf("event %+v", ev)
+			}
+		})
+	}
+}
+
+// TestSanitizerRaceFreeUnchecked: without the checked mode the same racy
+// kernel runs (its result is whatever the lockstep order gives).
+func TestSanitizerOffRunsRacyKernel(t *testing.T) {
+	if err, _ := runSanitized(t, "wg_same_slot", Sanitize{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSanitizerGlobalRaceBetweenWorkgroups(t *testing.T) {
+	err, out := runSanitized(t, "global_same_slot", Sanitize{GlobalRaces: true})
+	var re *RunError
+	if !errors.As(err, &re) || re.Event == nil || re.Event.Memory != "global" || re.Event.Param != 0 ||
+		re.Event.Access != "write" || re.Event.PriorAccess != "write" || re.Event.Workgroup[0] != 1 || re.Event.PriorWorkgroup[0] != 0 {
+		t.Fatalf("want a global write/write race of workgroups 1 and 0, got %v (%+v)", err, re)
+	}
+	// The dispatch stopped at the report: workgroup 0's store stands.
+	if got := bytesI32(out)[0]; got != 0 {
+		t.Fatalf("out[0] = %d after the report, want workgroup 0's 0", got)
+	}
+	if err, _ := runSanitized(t, "global_same_slot", Sanitize{Races: true}); err != nil {
+		t.Fatalf("global races off: %v", err)
+	}
+}
+
+func TestSanitizerOutOfBoundsEvent(t *testing.T) {
+	for _, san := range []Sanitize{{}, {Races: true}} {
+		err, _ := runSanitized(t, "past_the_end", san)
+		var re *RunError
+		if !errors.As(err, &re) || !errors.Is(err, ErrOutOfBounds) || re.Event == nil {
+			t.Fatalf("%+v: want an out-of-bounds event, got %v", san, err)
+		}
+		if ev := re.Event; ev.Type != "asan_report" || ev.Access != "write" || ev.Length != 4 || ev.Memory != "global" || ev.Offset != 16 {
+			t.Fatalf("%+v: event %+v", san, ev)
+		}
+	}
+}
+
+// TestSanitizerNoFalseReports runs corpus kernels with workgroup memory and
+// barriers (a tree reduction, a tiled matmul) in the checked mode, on
+// several workgroups: none races, and the results are the unchecked ones.
+func TestSanitizerNoFalseReports(t *testing.T) {
+	all := Options{Sanitize: Sanitize{Races: true, GlobalRaces: true}}
+	const g = 5
+	const n = 256 * g
+	src := f32bytes(ramp(n, 1, 1))
+	checked, plain := make([]byte, 4*g), make([]byte, 4*g)
+	compileRun(t, corpus(t, "reduce_sum_workgroup.loom"), "reduce_sum_f32", all).run(wl(n), idx(n), buf(src), buf(checked))
+	compileRun(t, corpus(t, "reduce_sum_workgroup.loom"), "reduce_sum_f32", Options{}).run(wl(n), idx(n), buf(src), buf(plain))
+	exactF32(t, "reduce_sum_f32 checked vs plain", bytesF32(checked), bytesF32(plain))
+
+	const m, k, nn = 20, 24, 36
+	a, b := f32bytes(ramp(m*k, 2, 1)), f32bytes(ramp(k*nn, 3, 1))
+	c1, c2 := make([]byte, 4*m*nn), make([]byte, 4*m*nn)
+	compileRun(t, corpus(t, "matmul_tiled.loom"), "matmul_f32", all).run(wl(m, nn, k), idx(m), idx(nn), idx(k), buf(a), buf(b), buf(c1))
+	compileRun(t, corpus(t, "matmul_tiled.loom"), "matmul_f32", Options{}).run(wl(m, nn, k), idx(m), idx(nn), idx(k), buf(a), buf(b), buf(c2))
+	exactF32(t, "matmul_f32 checked vs plain", bytesF32(c1), bytesF32(c2))
+}
