@@ -79,6 +79,11 @@ package loom
 //   vector.dotf %a, %b, %acc : V, V, T             O=[a,b,acc]
 //   vector.mma %a, %b, %acc : A, B, C              O=[a,b,acc]; the result has type C
 //   vector.fragment<role> %d shape [%r, %c] : V    Param=role, O=[d,r,c], W=[shape]
+//   vector.dot4i<k> %a, %b, %acc : A, B, C          O=[a,b,acc], Param=k; result type C (also dot2f, dot4f8; dot8i4 : C)
+//   vector.bitfield.extractu %x {offset = o, width = w} : A -> B   O=[x], Attrs, T=[A], RT=[B]
+//   vector.bitfield.insert %f into %b {offset = o, width = w} : F, B   O=[f,b], result type B
+//   vector.bitpack<w> %x : A -> B (also bitunpacku, bitunpacks)      O=[x], Param=w
+//   vector.bitcast %x : A to B                     O=[x], T=[A], RT=[B]
 //
 // Control flow
 //   scf.if %c [-> (T…)] { … } [else { … }]         O=[c], RT, R (second Label "else")

@@ -422,6 +422,13 @@ func isCompare(name string) bool {
 	return strings.HasSuffix(name, ".cmp") || strings.HasSuffix(name, ".cmpi") || strings.HasSuffix(name, ".cmpf")
 }
 
+// lastTypedResult lists ops whose result has the type written last after
+// ':' (the accumulator or base operand's), not the first.
+var lastTypedResult = map[string]bool{
+	"vector.dot2f": true, "vector.dot4i": true, "vector.dot8i4": true, "vector.dot4f8": true,
+	"vector.bitfield.insert": true,
+}
+
 // assignResultTypes applies the rule of opsyntax.go: ResultTypes when
 // written, i1 for predicates, else the i-th type after ':'.
 func assignResultTypes(op *Op, i1 *Type) {
@@ -446,7 +453,8 @@ func assignResultTypes(op *Op, i1 *Type) {
 		case isCompare(op.Name) || strings.HasSuffix(op.Name, ".isnanf") ||
 			strings.HasSuffix(op.Name, ".isinff") || strings.HasSuffix(op.Name, ".isfinitef"):
 			r.Type = i1
-		case op.Name == "vector.reduce" || op.Name == "vector.dotf" || op.Name == "vector.load.mask" || op.Name == "vector.mma":
+		case op.Name == "vector.reduce" || op.Name == "vector.dotf" || op.Name == "vector.load.mask" || op.Name == "vector.mma" ||
+			lastTypedResult[op.Name]:
 			r.Type = last()
 		case strings.HasPrefix(op.Name, "kernel.subgroup.shuffle") && i == 1:
 			r.Type = i1

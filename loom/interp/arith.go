@@ -191,8 +191,8 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 			return nil, err
 		}
 		var f func(x, lo, hi float64) float64
-		switch op.Param {
-		case "", "ordered":
+		switch loom.ClampfMode(op.Param) {
+		case "ordered":
 			f = func(x, lo, hi float64) float64 {
 				if x < lo {
 					x = lo

@@ -131,10 +131,23 @@ func (k *Kernel) Export() string { return k.export }
 // buffer.alloca<workgroup> sites need whose sizes are known at Compile.
 func (k *Kernel) WorkgroupStorageBytes() int { return k.staticWG }
 
+// nativeOps are the ops the CPU executor computes itself rather than
+// through the shared lowering (loom.Lower): its float64 pow, sin and cos
+// are correctly rounded to f32 where the shared sequences are not, and a
+// clamp is one step instead of four.
+var nativeOps = map[string]bool{
+	"scalar.powf": true, "vector.powf": true, "scalar.sinf": true, "vector.sinf": true,
+	"scalar.cosf": true, "vector.cosf": true, "scalar.clampf": true, "vector.clampf": true,
+}
+
 // Compile prepares the kernel exported as export (looked up among mods,
 // whose funcs and templates are all visible) for execution. Unsupported ops
 // are refused here with their position.
 func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) {
+	mods, err := loom.Lower(mods, loom.LowerOptions{Native: nativeOps})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrInvalid)
+	}
 	var kd *loom.Kernel
 	for _, m := range mods {
 		if m == nil {

@@ -42,7 +42,7 @@ func TestRefusals(t *testing.T) {
 		name, body, op string
 		class          error
 	}{
-		{"sinf", "%a = view.load %v[%i] : view<[%n]xf32> -> f32\n  %b = scalar.sinf %a : f32\n  view.store %b, %v[%i] : f32, view<[%n]xf32>", "scalar.sinf", ErrUnsupported},
+		{"tanf", "%a = view.load %v[%i] : view<[%n]xf32> -> f32\n  %b = scalar.tanf %a : f32\n  view.store %b, %v[%i] : f32, view<[%n]xf32>", "scalar.tanf", ErrUnsupported},
 		{"opaque", "vendor.thing %i : index", "vendor.thing", ErrUnsupported},
 		{"dynamic alloca", "%b = index.cast %n : index to offset\n  %s = buffer.alloca<workgroup> align(16) %b : buffer", "buffer.alloca", ErrUnsupported},
 		{"length", "%l = buffer.length %x : buffer -> offset", "buffer.length", ErrUnsupported},

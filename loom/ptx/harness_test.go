@@ -196,7 +196,7 @@ func fill(b []byte, el *loom.Type, next func() uint32) {
 
 // inexactOps are lowered approximately or reassociated on the GPU.
 var inexactOps = []string{"expf", "exp2f", "logf", "log2f", "log10f", "tanhf", "erff", "rsqrtf",
-	"logisticf", "siluf", "workgroup.reduce", "subgroup.reduce", "atomic"}
+	"logisticf", "siluf", "powf", "sinf", "cosf", "workgroup.reduce", "subgroup.reduce", "atomic"}
 
 func usesInexact(prog *loom.Program, r *loom.Region) bool {
 	if r == nil {

@@ -73,6 +73,10 @@ type Param struct {
 // Compile lowers the kernel exported as export, looked up among mods (whose
 // functions and templates are all visible), to PTX.
 func Compile(mods []*loom.Module, export string, opts Options) (k *Kernel, err error) {
+	mods, err = loom.Lower(mods, loom.LowerOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrInvalid)
+	}
 	prog, err := loom.NewProgram(mods...)
 	if err != nil {
 		return nil, fmt.Errorf("ptx: %w", err)

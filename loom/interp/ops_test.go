@@ -1,0 +1,223 @@
+package interp
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// Go references for loom/testdata/ops_bits.loom: every op there is exact,
+// so the CPU executor must match bit for bit.
+
+// opsWords returns n input words spanning small, large and negative values.
+func opsWords(n int) []int32 {
+	out := make([]int32, n)
+	s := uint32(0x12345678)
+	for i := range out {
+		s ^= s << 13
+		s ^= s >> 17
+		s ^= s << 5
+		out[i] = int32(s)
+	}
+	out[0], out[1], out[2] = 0, -1, math.MinInt32
+	return out
+}
+
+// scramble is the kernels' w = w0 · 0x9E3779B1 and its derived words.
+func scramble(w0 int32) (w, w2, w3, w4 int32) {
+	w = w0 * -1640531535
+	w2 = w * 747796405
+	return w, w2, w ^ w2, w2 + -1640531535
+}
+
+// field returns bits [off, off+w) of x, zero- or sign-extended.
+func field(x uint64, off, w int, signed bool) int64 {
+	v := x >> off & (1<<w - 1)
+	if signed && v>>(w-1) != 0 {
+		return int64(v) - 1<<w
+	}
+	return int64(v)
+}
+
+// wordBytes is the little-endian bytes of words.
+func wordBytes(ws ...int32) []byte {
+	b := make([]byte, 4*len(ws))
+	for i, w := range ws {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(w))
+	}
+	return b
+}
+
+func runOps(t *testing.T, export string, n, outPer int, extra ...int) ([]int32, [][]byte) {
+	t.Helper()
+	r := compileRun(t, corpus(t, "ops_bits.loom"), export, Options{})
+	in := opsWords(n)
+	dst := make([]byte, 4*n*outPer)
+	args := []Arg{idx(int64(n)), buf(i32bytes(in)), buf(dst)}
+	var extras [][]byte
+	for _, e := range extra {
+		b := make([]byte, e)
+		extras = append(extras, b)
+		args = append(args, buf(b))
+	}
+	r.run(wl(int64(n)), args...)
+	return bytesI32(dst), extras
+}
+
+func checkWords(t *testing.T, what string, i int, got, want []int32) {
+	t.Helper()
+	for j := range want {
+		if got[j] != want[j] {
+			t.Fatalf("%s item %d lane %d: got %#x, want %#x", what, i, j, uint32(got[j]), uint32(want[j]))
+		}
+	}
+}
+
+func TestOpsBitcast(t *testing.T) {
+	const n = 300
+	got, _ := runOps(t, "bits_bitcast", n, 8)
+	for i, w0 := range opsWords(n) {
+		w, _, _, _ := scramble(w0)
+		u := uint32(w)
+		var b2 uint32
+		for k := 0; k < 4; k++ {
+			b2 |= uint32(byte(u>>(8*k))*3) << (8 * k)
+		}
+		lo, hi := uint32(uint16(int16(u)>>3)), uint32(uint16(int16(u>>16)>>3))
+		h2 := lo | hi<<16
+		q := uint64(u) | uint64(uint32(w0))<<32
+		want := []int32{int32(b2), int32(h2), int32(int8(u >> 16)), int32(b2 & 0x3f3f3f3f), w, w0, int32(uint32(q >> 16)), int32(h2)}
+		checkWords(t, "bitcast", i, got[8*i:], want)
+	}
+}
+
+func TestOpsBitfield(t *testing.T) {
+	const n = 300
+	got, _ := runOps(t, "bits_bitfield", n, 48)
+	for i, w0 := range opsWords(n) {
+		w, w2, w3, w4 := scramble(w0)
+		v := []int32{w, w2, w3, w4}
+		bytes := wordBytes(v...)
+		var want []int32
+		for _, b := range bytes {
+			want = append(want, int32(field(uint64(b), 0, 4, false)))
+		}
+		for _, b := range bytes {
+			want = append(want, int32(field(uint64(b), 4, 4, true)))
+		}
+		mid := make([]int32, 4)
+		for j, x := range v {
+			mid[j] = int32(field(uint64(uint32(x)), 7, 13, false))
+		}
+		want = append(want, mid...)
+		for _, x := range v {
+			want = append(want, int32(field(uint64(uint32(x)), 19, 13, true)))
+		}
+		for j, x := range v {
+			m := uint32(0x1ff) << 3
+			want = append(want, int32(uint32(x)&^m|uint32(mid[j])<<3&m))
+		}
+		ins8 := make([]byte, 16)
+		for j, b := range bytes {
+			ins8[j] = b&0x0f | (b&0x0f)<<4
+		}
+		for j := 0; j < 4; j++ {
+			want = append(want, int32(binary.LittleEndian.Uint32(ins8[4*j:])))
+		}
+		checkWords(t, "bitfield", i, got[48*i:], want)
+	}
+}
+
+func TestOpsPack(t *testing.T) {
+	const n = 300
+	got, _ := runOps(t, "bits_pack", n, 64)
+	for i, w0 := range opsWords(n) {
+		w, w2, _, _ := scramble(w0)
+		stream := uint64(uint32(w)) | uint64(uint32(w2))<<32
+		var want []int32
+		for j := 0; j < 16; j++ {
+			want = append(want, int32(field(stream, 4*j, 4, false)))
+		}
+		for j := 0; j < 16; j++ {
+			want = append(want, int32(field(stream, 4*j, 4, true)))
+		}
+		for j := 0; j < 4; j++ {
+			want = append(want, int32(field(uint64(uint32(w2)), 8*j, 8, false)))
+		}
+		for j := 0; j < 4; j++ {
+			want = append(want, int32(field(uint64(uint32(w2)), 8*j, 8, true)))
+		}
+		b3 := stream & 0xffffff
+		for j := 0; j < 8; j++ {
+			want = append(want, int32(field(b3, 3*j, 3, true)))
+		}
+		want = append(want, int32(field(b3, 0, 12, false)), int32(field(b3, 12, 12, false)))
+		want = append(want, w, w2)
+		for j := 0; j < 3; j++ {
+			want = append(want, int32(int8(b3>>(8*j))))
+		}
+		var p1 int32
+		for j := 0; j < 16; j++ {
+			if field(stream, 4*j, 4, false) < 8 {
+				p1 |= 1 << j
+			}
+		}
+		want = append(want, p1, w2)
+		checkWords(t, "pack", i, got[64*i:], want)
+	}
+}
+
+func TestOpsDot(t *testing.T) {
+	const n = 300
+	got, extra := runOps(t, "bits_dot", n, 36, 4*4*n)
+	fgot := bytesF32(extra[0])
+	for i, w0 := range opsWords(n) {
+		w, w2, w3, w4 := scramble(w0)
+		v := []int32{w, w2, w3, w4}
+		vk := make([]int32, 4)
+		for j, x := range v {
+			vk[j] = x * 1103515245
+		}
+		acc := []int32{w4, w3, w2, w0}
+		a, b := wordBytes(v...), wordBytes(vk...)
+		var want []int32
+		for _, kind := range [][2]bool{{true, true}, {false, true}, {true, false}, {false, false}} {
+			for j := 0; j < 4; j++ {
+				s := acc[j]
+				for k := 0; k < 4; k++ {
+					x, y := int32(a[4*j+k]), int32(b[4*j+k])
+					if kind[0] {
+						x = int32(int8(a[4*j+k]))
+					}
+					if kind[1] {
+						y = int32(int8(b[4*j+k]))
+					}
+					s += x * y
+				}
+				want = append(want, s)
+			}
+		}
+		for _, kind := range [][2]bool{{true, true}, {false, true}, {true, false}, {false, false}} {
+			for j := 0; j < 4; j++ {
+				s := acc[j]
+				for k := 0; k < 8; k++ {
+					x := int32(field(uint64(uint32(v[j])), 4*k, 4, kind[0]))
+					y := int32(field(uint64(uint32(vk[j])), 4*k, 4, kind[1]))
+					s += x * y
+				}
+				want = append(want, s)
+			}
+		}
+		want = append(want, want[:4]...) // the 2-D dot4i<s8s8> is the same sums
+		checkWords(t, "dot", i, got[36*i:], want)
+		for j := 0; j < 4; j++ {
+			s := float32(int8(a[j]))
+			for k := 0; k < 2; k++ {
+				s = float32(math.FMA(float64(int8(a[2*j+k])), float64(int8(b[2*j+k])), float64(s)))
+			}
+			if g := fgot[4*i+j]; g != s {
+				t.Fatalf("dot2f item %d lane %d: got %g, want %g", i, j, g, s)
+			}
+		}
+	}
+}

@@ -1,0 +1,457 @@
+package loom
+
+// Shared lowerings of bit reinterpretation, bit packing and integer dot
+// products. Lanes are little-endian: lane 0 holds the least significant
+// bits of a packed value, as vector.bitpack's bitstream and a vector load
+// of bytes define.
+
+// lowerBitcast rewrites a bitcast whose lane count changes (vector<4xi8>
+// to vector<1xi32>, i32 to vector<4xi8>, vector<2xf16> to f32) into lane
+// extracts, shifts and ors; a same-shape bitcast is left to the backends.
+func lowerBitcast(l *lowering, op *Op) (bool, error) {
+	if len(op.Types) == 0 || len(op.ResultTypes) == 0 || len(op.Operands) != 1 {
+		return false, nil // the backends report the malformed op
+	}
+	from, to := op.Types[0], op.ResultTypes[0]
+	if from.Kind != TypeVector && to.Kind != TypeVector {
+		return false, nil
+	}
+	nf, _, okf := staticLanes(from)
+	nt, _, okt := staticLanes(to)
+	if !okf || !okt {
+		return true, l.errorf("bitcast of a vector with a dynamic lane count (%s to %s)", from, to)
+	}
+	ef, et := elemType(from), elemType(to)
+	if ef == nil || et == nil || ef.Bits == 0 || et.Bits == 0 {
+		return true, l.errorf("bitcast from %s to %s: elements without a fixed width", from, to)
+	}
+	if nf*ef.Bits != nt*et.Bits {
+		return true, l.errorf("bitcast from %s (%d bits) to %s (%d bits) changes the total bit count", from, nf*ef.Bits, to, nt*et.Bits)
+	}
+	if nf == nt && from.Kind == to.Kind && from.Kind == TypeVector && len(from.Dims) == len(to.Dims) {
+		same := true
+		for i := range from.Dims {
+			same = same && from.Dims[i].Size == to.Dims[i].Size
+		}
+		if same {
+			return false, nil
+		}
+	}
+	x, err := l.operandValues(op, 1)
+	if err != nil {
+		return true, err
+	}
+	src := l.toIntLanes(x[0])
+	lanes, err := l.lanes(src)
+	if err != nil {
+		return true, err
+	}
+	var out []*Value
+	switch S, D := ef.Bits, et.Bits; {
+	case S > D:
+		out = l.unpack(lanes, S, D, nt, D, false)
+	case S < D:
+		out = l.pack(lanes, S, D, nt)
+	default:
+		out = lanes
+	}
+	l.finish(l.fromIntLanes(to, out))
+	return true, nil
+}
+
+// toIntLanes reinterprets float lanes as integers of their width.
+func (l *lowering) toIntLanes(x *Value) *Value {
+	e := elemType(x.Type)
+	if e.Kind != TypeFloat {
+		return x
+	}
+	return l.cast("bitcast", x, withElem(x.Type, typeOfBits(e.Bits)))
+}
+
+// fromIntLanes builds a value of type t from integer lanes of t's element
+// width, reinterpreting them as floats when t's elements are floats.
+func (l *lowering) fromIntLanes(t *Type, lanes []*Value) *Value {
+	e := elemType(t)
+	it := withElem(t, typeOfBits(e.Bits))
+	v := l.build(it, lanes)
+	if e.Kind == TypeFloat {
+		return l.cast("bitcast", v, t)
+	}
+	return v
+}
+
+// unpack reads n fields of w bits from the little-endian bitstream of
+// S-bit lanes and returns them as r-bit lanes, zero- or sign-extended.
+func (l *lowering) unpack(lanes []*Value, S, w, n, r int, signed bool) []*Value {
+	out := make([]*Value, n)
+	for j := range out {
+		bit := j * w
+		a, off := bit/S, bit%S
+		var v *Value
+		if off+w <= S {
+			// The field lies in one lane: shift it down in the wider of
+			// the lane and the result.
+			W := max(S, r)
+			v = l.resizeInt(lanes[a], W, false)
+			if off > 0 {
+				v = l.bin("shrui", v, l.intConst(v.Type, int64(off)))
+			}
+			// Bits above the field remain only when the lane has some
+			// (off+w < S) and the result keeps them (w < r); a signed
+			// field's shifts below drop them anyway.
+			if off+w < S && w < r && !signed {
+				v = l.bin("andi", v, l.intConst(v.Type, int64(1)<<w-1))
+			}
+			v = l.resizeInt(v, r, false)
+		} else {
+			// The field straddles lanes: gather them into 64 bits.
+			for k := a; k*S < bit+w; k++ {
+				p := l.resizeInt(lanes[k], 64, false)
+				switch sh := k*S - bit; {
+				case sh > 0:
+					p = l.bin("shli", p, l.intConst(p.Type, int64(sh)))
+				case sh < 0:
+					p = l.bin("shrui", p, l.intConst(p.Type, int64(-sh)))
+				}
+				if v == nil {
+					v = p
+				} else {
+					v = l.bin("ori", v, p)
+				}
+			}
+			if w < 64 {
+				v = l.bin("andi", v, l.intConst(v.Type, int64(1)<<w-1))
+			}
+			v = l.resizeInt(v, r, false)
+		}
+		if signed && w < r {
+			sh := l.intConst(v.Type, int64(r-w))
+			v = l.bin("shrsi", l.bin("shli", v, sh), sh)
+		}
+		out[j] = v
+	}
+	return out
+}
+
+// pack writes the low w bits of each lane into a little-endian bitstream
+// and returns it as m lanes of D bits.
+func (l *lowering) pack(lanes []*Value, w, D, m int) []*Value {
+	out := make([]*Value, m)
+	for i := range out {
+		lo, hi := i*D, (i+1)*D
+		var acc *Value
+		for j := lo / w; j < len(lanes) && j*w < hi; j++ {
+			src := lanes[j]
+			sb := elemType(src.Type).Bits
+			W := max(sb, D)
+			p := l.resizeInt(src, W, false)
+			if w < sb {
+				p = l.bin("andi", p, l.intConst(p.Type, int64(1)<<w-1))
+			}
+			switch sh := j*w - lo; {
+			case sh > 0:
+				p = l.bin("shli", p, l.intConst(p.Type, int64(sh)))
+			case sh < 0:
+				p = l.bin("shrui", p, l.intConst(p.Type, int64(-sh)))
+			}
+			p = l.resizeInt(p, D, false)
+			if acc == nil {
+				acc = p
+			} else {
+				acc = l.bin("ori", acc, p)
+			}
+		}
+		if acc == nil {
+			acc = l.intConst(typeOfBits(D), 0)
+		}
+		out[i] = acc
+	}
+	return out
+}
+
+// packed is a bitpack/bitunpack checked: w-bit fields, the source lanes,
+// the storage side (the source of an unpack, the result of a pack) and the
+// field side.
+type packed struct {
+	w              int
+	to             *Type
+	lanes          []*Value
+	storeN, storeB int // storage lanes and their bits
+	fieldN, fieldB int // field lanes and their bits
+}
+
+// packedOp checks a bitpack (unpack false) or bitunpack's integer lanes,
+// its width, and that the fields fill the storage bits exactly.
+func (l *lowering) packedOp(op *Op, unpack bool) (*packed, error) {
+	if len(op.Types) == 0 || len(op.ResultTypes) == 0 {
+		return nil, l.errorf("needs `: A -> B` types")
+	}
+	from, to := op.Types[0], op.ResultTypes[0]
+	if elemType(from).Kind != TypeInt || elemType(to).Kind != TypeInt {
+		return nil, l.errorf("needs integer lanes (%s -> %s)", from, to)
+	}
+	w, err := parseWidth(op.Param)
+	if err != nil {
+		return nil, l.errorf("width <%s>: %v", op.Param, err)
+	}
+	nf, _, okf := staticLanes(from)
+	nt, _, okt := staticLanes(to)
+	if !okf || !okt {
+		return nil, l.errorf("dynamic lane count (%s -> %s)", from, to)
+	}
+	p := &packed{w: w, to: to, storeN: nf, storeB: elemType(from).Bits, fieldN: nt, fieldB: elemType(to).Bits}
+	storage := from
+	if !unpack {
+		p.storeN, p.storeB, p.fieldN, p.fieldB, storage = nt, elemType(to).Bits, nf, elemType(from).Bits, to
+	}
+	if w > p.fieldB {
+		return nil, l.errorf("width %d exceeds the %d-bit field lanes", w, p.fieldB)
+	}
+	if p.fieldN*w != p.storeN*p.storeB {
+		return nil, l.errorf("%d lanes of %d bits do not fill %d storage bits (%s)", p.fieldN, w, p.storeN*p.storeB, storage)
+	}
+	x, err := l.operandValues(op, 1)
+	if err != nil {
+		return nil, err
+	}
+	p.lanes, err = l.lanes(x[0])
+	return p, err
+}
+
+func parseWidth(p string) (int, error) {
+	c, err := ParseConst(&Type{Kind: TypeInt, Name: "i64", Bits: 64}, p)
+	if err != nil {
+		return 0, err
+	}
+	if c.Int < 1 || c.Int > 64 {
+		return 0, &Error{Msg: "width must be 1 to 64"}
+	}
+	return int(c.Int), nil
+}
+
+// lowerBitunpack rewrites vector.bitunpacku/s<w>.
+func lowerBitunpack(l *lowering, op *Op) (bool, error) {
+	p, err := l.packedOp(op, true)
+	if err != nil {
+		return true, err
+	}
+	out := l.unpack(p.lanes, p.storeB, p.w, p.fieldN, p.fieldB, op.Name == "vector.bitunpacks")
+	l.finish(l.build(p.to, out))
+	return true, nil
+}
+
+// lowerBitpack rewrites vector.bitpack<w>.
+func lowerBitpack(l *lowering, op *Op) (bool, error) {
+	p, err := l.packedOp(op, false)
+	if err != nil {
+		return true, err
+	}
+	l.finish(l.build(p.to, l.pack(p.lanes, p.w, p.storeB, p.storeN)))
+	return true, nil
+}
+
+// lowerBitfieldExtract rewrites vector.bitfield.extractu/extracts lane-wise:
+// shift the field down, mask it, resize, and sign-extend from its width.
+func lowerBitfieldExtract(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 1)
+	if err != nil {
+		return true, err
+	}
+	if len(op.ResultTypes) == 0 {
+		return true, l.errorf("needs a result type")
+	}
+	to := op.ResultTypes[0]
+	off, err := l.intAttr(op, "offset")
+	if err != nil {
+		return true, err
+	}
+	w, err := l.intAttr(op, "width")
+	if err != nil {
+		return true, err
+	}
+	S, R := elemType(x[0].Type).Bits, elemType(to).Bits
+	if elemType(x[0].Type).Kind != TypeInt || elemType(to).Kind != TypeInt {
+		return true, l.errorf("needs integer lanes")
+	}
+	if off < 0 || w < 1 || off+w > S {
+		return true, l.errorf("field [%d, %d) outside the %d-bit lanes", off, off+w, S)
+	}
+	if w > R {
+		return true, l.errorf("width %d exceeds the %d-bit result lanes", w, R)
+	}
+	W := max(S, R)
+	v := l.resizeInt(x[0], W, false)
+	if off > 0 {
+		v = l.bin("shrui", v, l.intConst(v.Type, int64(off)))
+	}
+	signed := op.Name == "vector.bitfield.extracts"
+	if off+w < S && w < R && !signed {
+		v = l.bin("andi", v, l.intConst(v.Type, int64(1)<<w-1))
+	}
+	v = l.resizeInt(v, R, false)
+	if signed && w < R {
+		sh := l.intConst(v.Type, int64(R-w))
+		v = l.bin("shrsi", l.bin("shli", v, sh), sh)
+	}
+	l.finish(v)
+	return true, nil
+}
+
+// lowerBitfieldInsert rewrites vector.bitfield.insert lane-wise:
+// (base & ~(mask << off)) | ((field & mask) << off).
+func lowerBitfieldInsert(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 2)
+	if err != nil {
+		return true, err
+	}
+	field, base := x[0], x[1]
+	off, err := l.intAttr(op, "offset")
+	if err != nil {
+		return true, err
+	}
+	w, err := l.intAttr(op, "width")
+	if err != nil {
+		return true, err
+	}
+	B := elemType(base.Type).Bits
+	if elemType(base.Type).Kind != TypeInt || elemType(field.Type).Kind != TypeInt {
+		return true, l.errorf("needs integer lanes")
+	}
+	if off < 0 || w < 1 || off+w > B {
+		return true, l.errorf("field [%d, %d) outside the %d-bit lanes", off, off+w, B)
+	}
+	f := l.resizeInt(field, B, false)
+	mask := int64(-1)
+	if w < 64 {
+		mask = int64(1)<<w - 1
+	}
+	if w < B {
+		f = l.bin("andi", f, l.intConst(f.Type, mask))
+	}
+	if off > 0 {
+		f = l.bin("shli", f, l.intConst(f.Type, int64(off)))
+	}
+	keep := l.bin("andi", base, l.intConst(base.Type, ^(mask<<off)))
+	l.finish(l.bin("ori", keep, f))
+	return true, nil
+}
+
+// dotSigns reads a dot product's signedness template (s8u8, u4s4, …).
+func (l *lowering) dotSigns(op *Op, kinds ...string) (lhs, rhs bool, err error) {
+	k := op.Param
+	for _, want := range kinds {
+		if k == want {
+			return k[0] == 's', k[len(k)/2] == 's', nil
+		}
+	}
+	return false, false, l.errorf("signedness <%s> (one of %v)", k, kinds)
+}
+
+// lowerDot4i rewrites vector.dot4i<kind>: the i8 lanes are widened to i32
+// and multiplied lane-wise, then each accumulator lane adds its group of
+// four products (i32 arithmetic wraps, so the order does not matter).
+func lowerDot4i(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 3)
+	if err != nil {
+		return true, err
+	}
+	sl, sr, err := l.dotSigns(op, "s8s8", "u8s8", "s8u8", "u8u8")
+	if err != nil {
+		return true, err
+	}
+	lhs, rhs, acc := x[0], x[1], x[2]
+	if elemType(lhs.Type).Bits != 8 || elemType(rhs.Type).Bits != 8 || elemType(acc.Type).Bits != 32 {
+		return true, l.errorf("needs i8 sources and an i32 accumulator (%s, %s, %s)", lhs.Type, rhs.Type, acc.Type)
+	}
+	nl, _, ok1 := staticLanes(lhs.Type)
+	na, _, ok2 := staticLanes(acc.Type)
+	if !ok1 || !ok2 {
+		return true, l.errorf("dynamic lane count")
+	}
+	if nl != 4*na {
+		return true, l.errorf("%d source lanes for %d accumulator lanes (groups of four)", nl, na)
+	}
+	a := l.resizeInt(lhs, 32, sl)
+	b := l.resizeInt(rhs, 32, sr)
+	p := l.bin("muli", a, b)
+	out := make([]*Value, na)
+	for j := range out {
+		s := l.extract(acc, j)
+		for k := 0; k < 4; k++ {
+			s = l.bin("addi", s, l.extract(p, 4*j+k))
+		}
+		out[j] = s
+	}
+	l.finish(l.build(acc.Type, out))
+	return true, nil
+}
+
+// lowerDot8i4 rewrites vector.dot8i4<kind>: each i32 lane holds eight
+// 4-bit fields; field k is isolated lane-wise by shifts, the products are
+// summed into the accumulator.
+func lowerDot8i4(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 3)
+	if err != nil {
+		return true, err
+	}
+	sl, sr, err := l.dotSigns(op, "s4s4", "u4s4", "s4u4", "u4u4")
+	if err != nil {
+		return true, err
+	}
+	for _, v := range x {
+		if e := elemType(v.Type); e.Kind != TypeInt || e.Bits != 32 {
+			return true, l.errorf("needs i32 lanes, has %s", v.Type)
+		}
+	}
+	field := func(v *Value, k int, signed bool) *Value {
+		if signed {
+			if k < 7 {
+				v = l.bin("shli", v, l.intConst(v.Type, int64(28-4*k)))
+			}
+			return l.bin("shrsi", v, l.intConst(v.Type, 28))
+		}
+		if k > 0 {
+			v = l.bin("shrui", v, l.intConst(v.Type, int64(4*k)))
+		}
+		if k < 7 {
+			v = l.bin("andi", v, l.intConst(v.Type, 15))
+		}
+		return v
+	}
+	acc := x[2]
+	for k := 0; k < 8; k++ {
+		acc = l.bin("addi", acc, l.bin("muli", field(x[0], k, sl), field(x[1], k, sr)))
+	}
+	l.finish(acc)
+	return true, nil
+}
+
+// lowerDot2f rewrites vector.dot2f: f16/bf16 pairs extended to f32 and
+// accumulated by two fused multiply-adds per accumulator lane, in order.
+func lowerDot2f(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 3)
+	if err != nil {
+		return true, err
+	}
+	lhs, rhs, acc := x[0], x[1], x[2]
+	nl, _, ok1 := staticLanes(lhs.Type)
+	na, _, ok2 := staticLanes(acc.Type)
+	if !ok1 || !ok2 {
+		return true, l.errorf("dynamic lane count")
+	}
+	if nl != 2*na || elemType(acc.Type).Name != "f32" || elemType(lhs.Type).Kind != TypeFloat {
+		return true, l.errorf("needs f16/bf16 pairs and f32 accumulator lanes (%s, %s)", lhs.Type, acc.Type)
+	}
+	a := l.cast("extf", lhs, withElem(lhs.Type, lowerF32))
+	b := l.cast("extf", rhs, withElem(rhs.Type, lowerF32))
+	out := make([]*Value, na)
+	for j := range out {
+		s := l.extract(acc, j)
+		for k := 0; k < 2; k++ {
+			s = l.fma(l.extract(a, 2*j+k), l.extract(b, 2*j+k), s)
+		}
+		out[j] = s
+	}
+	l.finish(l.build(acc.Type, out))
+	return true, nil
+}

@@ -1,0 +1,197 @@
+package loom
+
+import (
+	"math"
+	"strings"
+)
+
+// Shared lowerings of float ops: clampf exactly by compares and selects
+// (or minnum/maximum chains), powf and sinf/cosf on f32 lanes from exp2f,
+// log2f, fmaf and rounding ops. f16 and bf16 lanes are computed in f32 and
+// rounded once at the end; f64 is left to the backends. The accuracy of
+// these sequences, measured against float64 (TestSharedMathAccuracy in
+// loom/interp and the GPU corpus), is stated in docs/LOOM.md.
+
+// lowerClampf rewrites clampf<mode> by its definition: ordered is
+// x < lo ? lo : x, then > hi ? hi (NaN comparisons are false, so a NaN x
+// passes through); number is minnum(maxnum(x, lo), hi); ieee is
+// minimum(maximum(x, lo), hi), propagating NaNs.
+func lowerClampf(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 3)
+	if err != nil {
+		return true, err
+	}
+	mode := ClampfMode(op.Param)
+	v, lo, hi := x[0], x[1], x[2]
+	switch mode {
+	case "ordered":
+		t := l.sel(l.cmp("cmpf", "olt", v, lo), lo, v)
+		l.finish(l.sel(l.cmp("cmpf", "ogt", t, hi), hi, t))
+	case "number":
+		l.finish(l.bin("minnumf", l.bin("maxnumf", v, lo), hi))
+	case "ieee":
+		l.finish(l.bin("minimumf", l.bin("maximumf", v, lo), hi))
+	default:
+		return true, l.errorf("mode <%s> (ordered, number or ieee)", mode)
+	}
+	return true, nil
+}
+
+// ClampfMode is the mode word of clampf's <mode[, flags]> parameter:
+// ordered, number or ieee as written, "ordered" when only flags (or
+// nothing) are written.
+func ClampfMode(param string) string {
+	if w := paramWords(param); len(w) > 0 && !isFastMathFlag(w[0]) {
+		return w[0]
+	}
+	return "ordered"
+}
+
+// fastMathFlags are the flag words Loom's float ops accept.
+var fastMathFlags = map[string]bool{
+	"reassoc": true, "nnan": true, "ninf": true, "nsz": true, "arcp": true,
+	"contract": true, "afn": true, "fast": true, "none": true,
+}
+
+// isFastMathFlag reports whether w is a fast-math flag set like nnan|nsz.
+func isFastMathFlag(w string) bool {
+	for _, f := range strings.Split(w, "|") {
+		if !fastMathFlags[strings.TrimSpace(f)] {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// inF32 gives the f32 form of a float value: x itself for f32, extended
+// for f16/bf16; ok is false for f64, which the shared pass leaves alone.
+func (l *lowering) inF32(x *Value) (*Value, bool) {
+	switch elemType(x.Type).Name {
+	case "f32":
+		return x, true
+	case "f16", "bf16":
+		return l.cast("extf", x, withElem(x.Type, lowerF32)), true
+	}
+	return nil, false
+}
+
+// outOf rounds an f32 result back to the op's type.
+func (l *lowering) outOf(v *Value, t *Type) *Value {
+	if elemType(t).Name == "f32" {
+		return v
+	}
+	return l.cast("fptrunc", v, t)
+}
+
+// f32Bits is an f32 constant given by its bit pattern (NaN, ∞).
+func (l *lowering) f32Bits(t *Type, bits uint32) *Value {
+	return l.floatConst(t, float64(math.Float32frombits(bits)))
+}
+
+// lowerPowf rewrites powf(x, y) as exp2(y·log2|x|) with the special cases
+// of C's pow: y = 0 or x = 1 give 1 (even for NaN), |x| = 1 with y = ±∞
+// gives 1, x < 0 with a non-integer y gives NaN, and an odd integer y keeps
+// the sign of x (including −0). Zeros and infinities of x and y fall out of
+// the main formula (log2 0 = −∞, exp2 of ±∞ is ∞ or 0).
+func lowerPowf(l *lowering, op *Op) (bool, error) {
+	if len(op.Operands) != 2 {
+		return true, l.errorf("takes 2 operands, has %d", len(op.Operands))
+	}
+	xs, err := l.operandValues(op, 2)
+	if err != nil {
+		return true, err
+	}
+	start := len(l.out)
+	x, ok := l.inF32(xs[0])
+	if !ok {
+		l.out = l.out[:start]
+		return false, nil
+	}
+	y, _ := l.inF32(xs[1])
+	t := x.Type
+	ax := l.un("absf", x)
+	r := l.un("exp2f", l.bin("mulf", y, l.un("log2f", ax)))
+	one := l.floatConst(t, 1)
+	zero := l.floatConst(t, 0)
+	// Nested selects rather than i1 arithmetic keep to ops every backend
+	// lowers alike.
+	yint := l.cmp("cmpf", "oeq", l.un("floorf", y), y)
+	half := l.bin("mulf", y, l.floatConst(t, 0.5))
+	heven := l.cmp("cmpf", "oeq", l.un("floorf", half), half)
+	r = l.sel(yint, l.sel(heven, r, l.bin("copysignf", r, x)), r)
+	neg := l.cmp("cmpf", "olt", x, zero)
+	r = l.sel(neg, l.sel(yint, r, l.f32Bits(t, 0x7fc00000)), r)
+	yinf := l.cmp("cmpf", "oeq", l.un("absf", y), l.f32Bits(t, 0x7f800000))
+	r = l.sel(yinf, l.sel(l.cmp("cmpf", "oeq", ax, one), one, r), r)
+	r = l.sel(l.cmp("cmpf", "oeq", x, one), one, r)
+	r = l.sel(l.cmp("cmpf", "oeq", y, zero), one, r)
+	l.finish(l.outOf(r, op.Operands[0].Value.Type))
+	return true, nil
+}
+
+// Cody–Waite split of π/2 into three f32 parts (computed to 300 bits; the
+// remainder of the split is 1.06e-23).
+const (
+	halfPi1 = 1.5707963705062866      // 0x3fc90fdb
+	halfPi2 = -4.3711388286737929e-08 // 0xb33bbd2e
+	halfPi3 = -1.7151245100058819e-15 // 0xa6f72ced
+)
+
+// Minimax polynomials on [−π/4, π/4] (Cephes sinf/cosf): sin r = r + r³·S(r²),
+// cos r = 1 − r²/2 + r⁴·C(r²).
+var (
+	sinCoeffs = []float64{-1.6666654611e-1, 8.3321608736e-3, -1.9515295891e-4}
+	cosCoeffs = []float64{4.166664568298827e-2, -1.388731625493765e-3, 2.443315711809948e-5}
+)
+
+// lowerSinCos rewrites sinf and cosf: k = roundeven(x·2/π), r = x − k·π/2
+// by three fused steps, then the sine or cosine polynomial of r chosen and
+// signed by k mod 4. NaN and ±∞ give NaN through r.
+func lowerSinCos(l *lowering, op *Op) (bool, error) {
+	xs, err := l.operandValues(op, 1)
+	if err != nil {
+		return true, err
+	}
+	x, ok := l.inF32(xs[0])
+	if !ok {
+		return false, nil
+	}
+	t := x.Type
+	k := l.un("roundevenf", l.bin("mulf", x, l.floatConst(t, 2/math.Pi)))
+	r := l.fma(k, l.floatConst(t, -halfPi1), x)
+	r = l.fma(k, l.floatConst(t, -halfPi2), r)
+	r = l.fma(k, l.floatConst(t, -halfPi3), r)
+	z := l.bin("mulf", r, r)
+	horner := func(c []float64) *Value {
+		p := l.floatConst(t, c[len(c)-1])
+		for i := len(c) - 2; i >= 0; i-- {
+			p = l.fma(p, z, l.floatConst(t, c[i]))
+		}
+		return p
+	}
+	// sin r = r + r·z·S(z); cos r = 1 − z/2 + z²·C(z).
+	s := l.fma(l.bin("mulf", r, z), horner(sinCoeffs), r)
+	c := l.fma(l.bin("mulf", z, z), horner(cosCoeffs), l.fma(z, l.floatConst(t, -0.5), l.floatConst(t, 1)))
+	// q = k mod 4 in floats (exact: k is an integer below 2^24 wherever
+	// the result means anything).
+	q := l.bin("subf", k, l.bin("mulf", l.un("floorf", l.bin("mulf", k, l.floatConst(t, 0.25))), l.floatConst(t, 4)))
+	h := l.bin("mulf", q, l.floatConst(t, 0.5))
+	odd := l.cmp("cmpf", "une", l.un("floorf", h), h)
+	var v, neg *Value
+	if strings.HasSuffix(op.Name, "sinf") {
+		// k = 0: sin r, 1: cos r, 2: −sin r, 3: −cos r.
+		v = l.sel(odd, c, s)
+		neg = l.cmp("cmpf", "oge", q, l.floatConst(t, 2))
+	} else {
+		// k = 0: cos r, 1: −sin r, 2: −cos r, 3: sin r.
+		v = l.sel(odd, s, c)
+		neg = l.cmp("cmpf", "oeq", l.un("absf", l.bin("subf", q, l.floatConst(t, 1.5))), l.floatConst(t, 0.5))
+	}
+	v = l.sel(neg, l.un("negf", v), v)
+	if strings.HasSuffix(op.Name, "sinf") {
+		// sin(−0) is −0; the reduction would give +0.
+		v = l.sel(l.cmp("cmpf", "oeq", x, l.floatConst(t, 0)), x, v)
+	}
+	l.finish(l.outOf(v, xs[0].Type))
+	return true, nil
+}

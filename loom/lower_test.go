@@ -1,0 +1,94 @@
+package loom
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const lowerSrc = `
+func.def @helper(%x: vector<4xi8>) -> (vector<1xi32>) {
+  %w = vector.bitcast %x : vector<4xi8> to vector<1xi32>
+  func.return %w : vector<1xi32>
+}
+kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%x: f32) {
+  %c = scalar.constant 0 : i1
+  scf.if %c {
+    %y = scalar.clampf<number> %x, %x, %x : f32
+  }
+  kernel.return
+}
+kernel.def export("plain") @plain() {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%x: f32) {
+  %y = scalar.addf %x, %x : f32
+  kernel.return
+}
+`
+
+func TestLowerCopiesOnlyWhatChanges(t *testing.T) {
+	m, err := ParseFile("l.loom", []byte(lowerSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := Dump(m)
+	out, err := Lower([]*Module{m}, LowerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Dump(m) != before {
+		t.Fatal("Lower changed its input")
+	}
+	lm := out[0]
+	if lm == m || lm.Kernels[0] == m.Kernels[0] || lm.Funcs[0] == m.Funcs[0] {
+		t.Fatal("rewritten kernel or function not copied")
+	}
+	if lm.Kernels[1] != m.Kernels[1] {
+		t.Error("unchanged kernel was copied")
+	}
+	if lm.Ops[1] != lm.Kernels[0].Op || lm.Kernels[0].Op.Regions[1] != lm.Kernels[0].Body {
+		t.Error("module ops do not follow the rewritten kernel")
+	}
+	d := Dump(lm)
+	for _, want := range []string{"scalar.maxnumf", "scalar.minnumf", "vector.extract", "scalar.shli", "vector.from_elements"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("lowered module lacks %s:\n%s", want, d)
+		}
+	}
+	if strings.Contains(d, "clampf") || strings.Contains(d, "vector.bitcast") {
+		t.Errorf("ops left unlowered:\n%s", d)
+	}
+	// The op's own result keeps its value: the uses see the same *Value.
+	ret := lm.Funcs[0].Body.Ops[len(lm.Funcs[0].Body.Ops)-1]
+	if ret.Operands[0].Value != m.Funcs[0].Body.Ops[0].Results[0] {
+		t.Error("the lowered result is not the original value")
+	}
+	// Native ops stay as written.
+	out, _ = Lower([]*Module{m}, LowerOptions{Native: map[string]bool{"scalar.clampf": true, "vector.bitcast": true}})
+	if out[0] != m {
+		t.Error("Lower with everything native copied the module")
+	}
+}
+
+func TestLowerErrors(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.bitcast %v : vector<4xi8> to vector<3xi16>", "changes the total bit count"},
+		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.bitfield.extractu %v {offset = 6, width = 4} : vector<4xi8> -> vector<4xi32>", "outside the 8-bit lanes"},
+		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.bitunpacku<3> %v : vector<4xi8> -> vector<8xi8>", "do not fill"},
+		{"%v = vector.splat %x : vector<4xi8>\n  %z = vector.constant 0 : vector<1xi32>\n  %w = vector.dot4i<x8x8> %v, %v, %z : vector<4xi8>, vector<4xi8>, vector<1xi32>", "signedness"},
+	} {
+		src := "kernel.def export(\"k\") @k() {\n  %c1 = index.constant 1 : index\n  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index\n} launch(%x: i8) {\n  " + c.body + "\n  kernel.return\n}\n"
+		m, err := ParseFile("e.loom", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Lower([]*Module{m}, LowerOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "e.loom:") || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: got %v, want a positioned ErrInvalid containing %q", c.body, err, c.want)
+		}
+	}
+}
