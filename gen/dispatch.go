@@ -83,6 +83,10 @@ func (w *dispatchWriter) write() ([]jen.Code, error) {
 	if err != nil {
 		return nil, err
 	}
+	storage, err := w.storage()
+	if err != nil {
+		return nil, err
+	}
 	for _, b := range k.Buffers {
 		w.extent(b)
 	}
@@ -90,12 +94,16 @@ func (w *dispatchWriter) write() ([]jen.Code, error) {
 	for _, p := range k.Launch {
 		args = append(args, argCode(p))
 	}
-	w.body = append(w.body, jen.Return(rt("Dispatch").Values(jen.Dict{
+	fields := jen.Dict{
 		jen.Id("Kernel"):        jen.Id("k").Dot("kernel"),
 		jen.Id("Workgroups"):    jen.Index(jen.Lit(3)).Int().Values(groups...),
 		jen.Id("WorkgroupSize"): jen.Index(jen.Lit(3)).Int().Values(sizes...),
 		jen.Id("Args"):          jen.Index().Add(rt("Arg")).ValuesFunc(func(g *jen.Group) { multiline(g, args) }),
-	}), jen.Nil()))
+	}
+	if storage != nil {
+		fields[jen.Id("WorkgroupStorage")] = storage
+	}
+	w.body = append(w.body, jen.Return(rt("Dispatch").Values(fields), jen.Nil()))
 	return w.body, nil
 }
 
@@ -173,6 +181,93 @@ func (w *dispatchWriter) axes(exprs [3]*loom.Expr, local, what string, least int
 		out[i] = jen.Int().Call(jen.Id(name))
 	}
 	return out, nil
+}
+
+// maxStorage bounds the dynamic workgroup storage of a dispatch before the
+// runtime applies its backend's own limit.
+const maxStorage = 1<<31 - 1
+
+// storage computes the launch's dynamic workgroup storage (the
+// dynamic_workgroup_storage clause, nil code without one) and checks that
+// each kernel.workgroup.storage of the body whose byte count Dispatch can
+// compute fits in it; the others are listed with the skipped checks.
+func (w *dispatchWriter) storage() (jen.Code, error) {
+	k := w.k
+	e := k.Geometry.DynamicWorkgroupStorage
+	if e == nil {
+		return nil, nil
+	}
+	// Exact arithmetic: a byte count that overflows must not wrap into a
+	// plausible size.
+	w.p.exact = true
+	v, err := w.p.print(e)
+	w.p.exact = false
+	if err != nil {
+		return nil, errAt(e.Pos, ErrUnsupported, "kernel %s: dynamic_workgroup_storage has no Go translation: %v", k.Export, err)
+	}
+	v = w.p.convert(v, "int64")
+	var have *jen.Statement
+	if v.c != nil {
+		if v.c.Int < 0 || v.c.Int > maxStorage {
+			return nil, errAt(e.Pos, ErrUnsupported, "kernel %s: dynamic_workgroup_storage of %d bytes is outside [0, %d]", k.Export, v.c.Int, maxStorage)
+		}
+		have = jen.Lit(int(v.c.Int))
+	} else {
+		w.flushGuards()
+		bad := jen.Id("storage").Op("<").Lit(0).Op("||").Id("storage").Op(">").Lit(maxStorage)
+		if strings.Contains(v.src, extentVar+".") {
+			if !w.spanVar {
+				w.spanVar = true
+				w.body = append(w.body, jen.Var().Id(extentVar).Id("loomExtent"))
+			}
+			bad = jen.Id(extentVar).Dot("invalid").Op("||").Add(bad)
+		}
+		w.body = append(w.body,
+			jen.Id("storage").Op(":=").Id(v.src),
+			jen.If(bad).Block(
+				w.fail(fmt.Sprintf("%%w: %s: %%d bytes of dynamic workgroup storage for these arguments (launch config at %s); a dispatch needs 0 to %d",
+					k.Export, e.Pos, maxStorage), jen.Id("storage")),
+			))
+		have = jen.Int().Call(jen.Id("storage"))
+	}
+	for _, u := range k.Storage {
+		if u.Bytes != nil && prettyExpr(u.Bytes, k, nil) == prettyExpr(e, k, nil) {
+			continue // the body takes what the launch config gives
+		}
+		if u.Bytes == nil {
+			if !u.Whole {
+				w.skipped = append(w.skipped, fmt.Sprintf("kernel.workgroup.storage at %s fits the dynamic workgroup storage (%s)", u.Op.Pos, u.Reason))
+			}
+			continue
+		}
+		w.p.exact = true
+		n, err := w.p.print(u.Bytes)
+		w.p.exact = false
+		if err != nil {
+			w.p.guards = nil
+			w.skipped = append(w.skipped, fmt.Sprintf("kernel.workgroup.storage at %s fits the dynamic workgroup storage (%v)", u.Op.Pos, err))
+			continue
+		}
+		n = w.p.convert(n, "int64")
+		w.flushGuards()
+		avail := jen.Id("storage")
+		if v.c != nil {
+			avail = jen.Lit(v.c.Int)
+		}
+		tooBig := jen.Id("need").Op(">").Add(avail)
+		if strings.Contains(n.src, extentVar+".") {
+			if !w.spanVar {
+				w.spanVar = true
+				w.body = append(w.body, jen.Var().Id(extentVar).Id("loomExtent"))
+			}
+			tooBig = jen.Id(extentVar).Dot("invalid").Op("||").Add(tooBig)
+		}
+		w.body = append(w.body, jen.If(jen.Id("need").Op(":=").Id(typedConst(n).src), tooBig).Block(
+			w.fail(fmt.Sprintf("%%w: %s: kernel.workgroup.storage at %s takes %%d bytes; the launch config's dynamic_workgroup_storage gives %%d for these arguments",
+				k.Export, u.Op.Pos), jen.Id("need"), avail.Clone()),
+		))
+	}
+	return have, nil
 }
 
 // emptyHint tells the caller what to do about a grid with no workgroups.

@@ -49,9 +49,12 @@ type Kernel struct {
 	// launch signatures in declaration order.
 	Params []*Param
 	// Launch lists the launch signature in order, as Dispatch packs it.
-	Launch      []*Param
-	Buffers     []*Buffer
-	Geometry    *loom.LaunchExprs
+	Launch   []*Param
+	Buffers  []*Buffer
+	Geometry *loom.LaunchExprs
+	// Storage are the body's kernel.workgroup.storage ops, each checked
+	// against the launch's dynamic_workgroup_storage where Dispatch can.
+	Storage     []loom.StorageUse
 	Checks      []loom.ArgCheck
 	Fingerprint string
 	Loom        *loom.Kernel
@@ -374,6 +377,7 @@ func buildKernel(prog *loom.Program, lk *loom.Kernel, names *uniqueNamer) (*Kern
 		}
 	}
 	k.Checks = prog.ArgChecks(lk)
+	k.Storage = prog.WorkgroupStorageUses(lk)
 	k.Fingerprint = loom.Fingerprint(lk, access)
 	if len(errs) > 0 {
 		return nil, errs

@@ -296,8 +296,12 @@ func (d *Device) Arch() (string, error) {
 type Limits struct {
 	MaxThreadsPerBlock int
 	SharedPerBlock     int // bytes of shared memory per block without opt-in
-	Multiprocessors    int
-	WarpSize           int
+	// SharedPerBlockOptin is the most shared memory (static and dynamic)
+	// a block may have once its kernel opts in
+	// (Function.SetMaxDynamicSharedBytes).
+	SharedPerBlockOptin int
+	Multiprocessors     int
+	WarpSize            int
 }
 
 // Limits reads the device's launch limits.
@@ -311,6 +315,7 @@ func (d *Device) Limits() (Limits, error) {
 	}{
 		{&lim.MaxThreadsPerBlock, a.maxThreadsPerBlock},
 		{&lim.SharedPerBlock, a.sharedPerBlock},
+		{&lim.SharedPerBlockOptin, a.sharedPerBlockOptin},
 		{&lim.Multiprocessors, a.multiprocessors},
 		{&lim.WarpSize, a.warpSize},
 	} {

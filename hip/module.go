@@ -149,6 +149,22 @@ func (f *Function) Name() string { return f.name }
 // calls the driver directly; it is valid until the module is closed.
 func (f *Function) Handle() uintptr { return f.h }
 
+// SetMaxDynamicSharedBytes lets launches of the kernel ask for up to n
+// bytes of dynamic shared memory; CUDA requires it above 48 KiB
+// (cuFuncSetAttribute, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+// A driver without the call (HIP on AMD, which needs no opt-in) is left
+// as it is.
+func (f *Function) SetMaxDynamicSharedBytes(n int) error {
+	c := f.mod.ctx
+	if c.lib.fn[fnFuncSetAttribute] == 0 {
+		return nil
+	}
+	if err := c.do(fnFuncSetAttribute, f.h, uintptr(funcAttrMaxDynamicSharedSizeBytes), uintptr(n)); err != nil {
+		return fmt.Errorf("hip: kernel %q: allowing %d bytes of dynamic shared memory: %w", f.name, n, err)
+	}
+	return nil
+}
+
 // Attributes are the kernel's compiled attributes.
 func (f *Function) Attributes() FuncAttributes { return f.attrs }
 

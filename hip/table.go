@@ -45,6 +45,7 @@ const (
 	fnModuleGetFunction
 	fnFuncGetAttribute
 	fnFuncGetParamInfo // optional: lets Launch check argument sizes
+	fnFuncSetAttribute // optional on AMD, which needs no opt-in for dynamic shared memory
 	fnLaunchKernel
 	fnGraphCreate
 	fnGraphDestroy
@@ -63,7 +64,10 @@ type attrCodes struct {
 	ccMajor, ccMinor   int32
 	multiprocessors    int32
 	sharedPerBlock     int32
-	warpSize           int32
+	// sharedPerBlockOptin: the most shared memory a block may have once
+	// its kernel opts in (FuncSetAttribute).
+	sharedPerBlockOptin int32
+	warpSize            int32
 }
 
 // Function attribute codes: identical in CUDA (CUfunction_attribute) and HIP
@@ -76,6 +80,9 @@ const (
 	funcAttrNumRegs            = 4
 	funcAttrPTXVersion         = 5
 	funcAttrBinaryVersion      = 6
+	// funcAttrMaxDynamicSharedSizeBytes is settable: the dynamic shared
+	// memory a launch of the kernel may ask for.
+	funcAttrMaxDynamicSharedSizeBytes = 8
 )
 
 // JIT option codes: identical in CUjit_option and hipJitOption.

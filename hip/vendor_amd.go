@@ -55,6 +55,7 @@ var hipSpec = &vendorSpec{
 		fnModuleGetFunction:   {"hipModuleGetFunction"},
 		fnFuncGetAttribute:    {"hipFuncGetAttribute"},
 		fnFuncGetParamInfo:    nil,
+		fnFuncSetAttribute:    {"hipFuncSetAttribute"},
 		fnLaunchKernel:        {"hipModuleLaunchKernel"},
 		fnGraphCreate:         {"hipGraphCreate"},
 		fnGraphDestroy:        {"hipGraphDestroy"},
@@ -65,7 +66,7 @@ var hipSpec = &vendorSpec{
 		fnGraphLaunch:         {"hipGraphLaunch"},
 		fnGetErrorName:        {"hipGetErrorName"},
 	},
-	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true},
+	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true, fnFuncSetAttribute: true},
 	// hipDeviceAttribute_t as renumbered in ROCm 5.
 	attrs: attrCodes{
 		maxThreadsPerBlock: 56,
@@ -73,7 +74,9 @@ var hipSpec = &vendorSpec{
 		ccMinor:            61,
 		multiprocessors:    63,
 		sharedPerBlock:     74,
-		warpSize:           87,
+		// AMD has no opt-in: a block may use all of its LDS.
+		sharedPerBlockOptin: 74,
+		warpSize:            87,
 	},
 	names: map[int32]string{
 		0: "hipSuccess", 1: "hipErrorInvalidValue", 2: "hipErrorOutOfMemory", 3: "hipErrorNotInitialized",

@@ -53,6 +53,7 @@ var cudaSpec = &vendorSpec{
 		fnModuleGetFunction:   {"cuModuleGetFunction"},
 		fnFuncGetAttribute:    {"cuFuncGetAttribute"},
 		fnFuncGetParamInfo:    {"cuFuncGetParamInfo"},
+		fnFuncSetAttribute:    {"cuFuncSetAttribute"},
 		fnLaunchKernel:        {"cuLaunchKernel"},
 		fnGraphCreate:         {"cuGraphCreate"},
 		fnGraphDestroy:        {"cuGraphDestroy"},
@@ -70,7 +71,9 @@ var cudaSpec = &vendorSpec{
 		ccMinor:            76,
 		multiprocessors:    16,
 		sharedPerBlock:     8,
-		warpSize:           10,
+		// CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+		sharedPerBlockOptin: 97,
+		warpSize:            10,
 	},
 	names: map[int32]string{
 		0: "CUDA_SUCCESS", 1: "CUDA_ERROR_INVALID_VALUE", 2: "CUDA_ERROR_OUT_OF_MEMORY",

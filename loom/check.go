@@ -120,16 +120,25 @@ func (c *checker) kernel(k *Kernel) {
 	}
 }
 
-// launchConfig checks the operand count and that every operand is index.
+// launchConfig checks the clauses of kernel.launch.config and the types of
+// their values: index, except the byte count of dynamic_workgroup_storage
+// (offset; index is accepted too).
 func (c *checker) launchConfig(op *Op) {
-	if n := len(op.Operands); n != 6 && n != 9 {
-		c.errorf(op.Pos, "kernel.launch.config takes 6 or 9 index operands (workgroups, workgroup_size[, cluster_size]), found %d", n)
+	cl, err := SplitLaunchConfig(op)
+	if err != nil {
+		e := err.(*Error)
+		c.errorf(e.Pos, "%s", e.Msg)
+		return
 	}
 	for _, o := range op.Operands {
+		storage := o == cl.Storage
 		switch {
 		case o.Lit != nil:
-			c.errorf(o.Pos, "kernel.launch.config operand must be an index value, not the literal %s", o.Lit.Text)
-		case o.Value != nil && o.Value.Type != nil && o.Value.Type.Kind != TypeIndex:
+			c.errorf(o.Pos, "kernel.launch.config operand must be a value, not the literal %s", o.Lit.Text)
+		case o.Value == nil || o.Value.Type == nil:
+		case storage && o.Value.Type.Kind != TypeOffset && o.Value.Type.Kind != TypeIndex:
+			c.errorf(o.Pos, "dynamic_workgroup_storage operand %%%s has type %s, not offset", o.Name, o.Value.Type)
+		case !storage && o.Value.Type.Kind != TypeIndex:
 			c.errorf(o.Pos, "kernel.launch.config operand %%%s has type %s, not index", o.Name, o.Value.Type)
 		}
 	}

@@ -50,18 +50,8 @@ func (p *Program) extent(k *Kernel, r *bodyResult, pa ParamAccess) Extent {
 		ex.Reason = "reaches an opaque use: " + r.reasons[pa.Index]
 		return ex
 	}
-	s := newSymEval(p, "kernel body")
-	for i, v := range k.Launch {
-		s.bind[v] = &Expr{Op: ExprLaunch, Type: v.Type, Arg: i, Pos: v.Pos}
-	}
-	for i, v := range k.Body.Args {
-		if i < len(k.Launch) {
-			s.bind[v] = s.bind[k.Launch[i]]
-		}
-	}
-	if l, err := p.launchExprsLocked(k); err == nil {
-		s.geom = l
-	}
+	l, _ := p.launchExprsLocked(k)
+	s := p.bodyEval(k, l)
 	c := &extentCollector{p: p, root: pa.Index}
 	if t := pa.Param.Type; t.Kind == TypeView {
 		e, err := viewBytes(s, nil, t, pa.Param.Pos)
@@ -94,6 +84,22 @@ func (p *Program) extent(k *Kernel, r *bodyResult, pa ParamAccess) Extent {
 	}
 	ex.Bytes = e
 	return ex
+}
+
+// bodyEval is an evaluator of k's body values over its launch arguments;
+// geom (may be nil) gives the geometry queries their launch-config values.
+func (p *Program) bodyEval(k *Kernel, geom *LaunchExprs) *symEval {
+	s := newSymEval(p, "kernel body")
+	for i, v := range k.Launch {
+		s.bind[v] = &Expr{Op: ExprLaunch, Type: v.Type, Arg: i, Pos: v.Pos}
+	}
+	for i, v := range k.Body.Args {
+		if i < len(k.Launch) {
+			s.bind[v] = s.bind[k.Launch[i]]
+		}
+	}
+	s.geom = geom
+	return s
 }
 
 type extentCollector struct {

@@ -8,7 +8,8 @@ import (
 
 // Fingerprint is a stable hash (32 hex digits) of what generated bindings
 // depend on: the export name, both signatures (parameter names, type
-// spellings, order) and the access mode of each storage parameter. It does
+// spellings, order), the access mode of each storage parameter and whether
+// the launch config has a dynamic_workgroup_storage clause. It does
 // not change with whitespace, comments or body edits that keep the accesses.
 func Fingerprint(k *Kernel, access []ParamAccess) string {
 	sum := sha256.Sum256([]byte(FingerprintText(k, access)))
@@ -35,6 +36,14 @@ func FingerprintText(k *Kernel, access []ParamAccess) string {
 	}
 	sig("workload", k.Workload)
 	sig("launch", k.Launch)
+	if k.Config != nil {
+		for _, op := range k.Config.Ops {
+			if op.Name == "kernel.launch.config" && op.Attr("dynamic_workgroup_storage") != nil {
+				// Bindings made before the clause pass no storage.
+				b.WriteString("dynamic_workgroup_storage\n")
+			}
+		}
+	}
 	b.WriteString("access\n")
 	for _, a := range access {
 		name := ""

@@ -14,8 +14,72 @@ type Geometry struct {
 // no cluster_size.
 type LaunchExprs struct {
 	Workgroups, WorkgroupSize, ClusterSize [3]*Expr
+	// DynamicWorkgroupStorage is the byte count of the
+	// dynamic_workgroup_storage clause, nil without one.
+	DynamicWorkgroupStorage *Expr
 	// Pos is the position of the kernel.launch.config terminator.
 	Pos Pos
+}
+
+// LaunchClauses are the operands of kernel.launch.config by clause;
+// Cluster is nil without cluster_size, Storage nil without
+// dynamic_workgroup_storage.
+type LaunchClauses struct {
+	Workgroups, WorkgroupSize, Cluster []*Operand
+	Storage                            *Operand
+}
+
+// launchClauseArity is the operand count of each clause of
+// kernel.launch.config.
+var launchClauseArity = map[string]int{"workgroups": 3, "workgroup_size": 3, "cluster_size": 3, "dynamic_workgroup_storage": 1}
+
+// SplitLaunchConfig assigns the operands of a kernel.launch.config to its
+// clauses in the order they are written. workgroups and workgroup_size are
+// required, each clause appears at most once, and each has its arity.
+func SplitLaunchConfig(op *Op) (LaunchClauses, error) {
+	var c LaunchClauses
+	var keys []*Attr
+	for _, a := range op.Attrs {
+		if _, ok := launchClauseArity[a.Key]; ok {
+			keys = append(keys, a)
+		}
+	}
+	fail := func(pos Pos, format string, args ...any) (LaunchClauses, error) {
+		return LaunchClauses{}, &Error{Pos: pos, Class: ErrInvalid, Msg: fmt.Sprintf(format, args...)}
+	}
+	next := 0
+	seen := map[string]bool{}
+	for i, a := range keys {
+		if seen[a.Key] {
+			return fail(a.Pos, "kernel.launch.config has two %s clauses", a.Key)
+		}
+		seen[a.Key] = true
+		// A clause's values are the operands written after its keyword
+		// and before the next clause's.
+		end := next
+		for end < len(op.Operands) && (i+1 == len(keys) || op.Operands[end].Pos.Offset < keys[i+1].Pos.Offset) {
+			end++
+		}
+		vals := op.Operands[next:end:end]
+		next = end
+		if n := launchClauseArity[a.Key]; len(vals) != n {
+			return fail(a.Pos, "%s takes %d values, found %d", a.Key, n, len(vals))
+		}
+		switch a.Key {
+		case "workgroups":
+			c.Workgroups = vals
+		case "workgroup_size":
+			c.WorkgroupSize = vals
+		case "cluster_size":
+			c.Cluster = vals
+		default:
+			c.Storage = vals[0]
+		}
+	}
+	if c.Workgroups == nil || c.WorkgroupSize == nil || next != len(op.Operands) {
+		return fail(op.Pos, "kernel.launch.config takes workgroups(x, y, z) workgroup_size(x, y, z) [cluster_size(x, y, z)] [dynamic_workgroup_storage(bytes)]")
+	}
+	return c, nil
 }
 
 // LaunchExprs translates the config region of k. Only what feeds
@@ -71,27 +135,27 @@ func (p *Program) launchExprs(k *Kernel) (*LaunchExprs, error) {
 	if term == nil {
 		return nil, notEvaluable(k.Config.Pos, "launch-config region of @%s does not end in kernel.launch.config", k.Symbol)
 	}
-	if n := len(term.Operands); n != 6 && n != 9 {
-		return nil, notEvaluable(term.Pos, "kernel.launch.config has %d operands; want 6 or 9", n)
+	cl, err := SplitLaunchConfig(term)
+	if err != nil {
+		return nil, notEvaluable(term.Pos, "%s", err.(*Error).Msg)
 	}
 	l := &LaunchExprs{Pos: term.Pos}
-	for i, o := range term.Operands {
-		e, err := s.operand(o)
-		if err != nil {
+	for i := range 3 {
+		if l.Workgroups[i], err = s.operand(cl.Workgroups[i]); err != nil {
 			return nil, err
 		}
-		switch {
-		case i < 3:
-			l.Workgroups[i] = e
-		case i < 6:
-			l.WorkgroupSize[i-3] = e
-		default:
-			l.ClusterSize[i-6] = e
+		if l.WorkgroupSize[i], err = s.operand(cl.WorkgroupSize[i]); err != nil {
+			return nil, err
+		}
+		if cl.Cluster == nil {
+			l.ClusterSize[i] = &Expr{Op: ExprConst, Type: typeIndex, Const: Const{Type: typeIndex, Int: 1}, Pos: term.Pos}
+		} else if l.ClusterSize[i], err = s.operand(cl.Cluster[i]); err != nil {
+			return nil, err
 		}
 	}
-	if len(term.Operands) == 6 {
-		for i := range l.ClusterSize {
-			l.ClusterSize[i] = &Expr{Op: ExprConst, Type: typeIndex, Const: Const{Type: typeIndex, Int: 1}, Pos: term.Pos}
+	if cl.Storage != nil {
+		if l.DynamicWorkgroupStorage, err = s.operand(cl.Storage); err != nil {
+			return nil, err
 		}
 	}
 	return l, nil
@@ -134,6 +198,9 @@ func (l *LaunchExprs) Deps() ExprDeps {
 	for i := 0; i < 3; i++ {
 		all.Args = append(all.Args, l.Workgroups[i], l.WorkgroupSize[i], l.ClusterSize[i])
 	}
+	if l.DynamicWorkgroupStorage != nil {
+		all.Args = append(all.Args, l.DynamicWorkgroupStorage)
+	}
 	return all.Deps()
 }
 
@@ -165,6 +232,23 @@ func (l *LaunchExprs) Eval(env *Env) (Geometry, error) {
 	return g, nil
 }
 
+// EvalStorage computes the dynamic_workgroup_storage byte count for env:
+// 0 without the clause, an error when it is negative.
+func (l *LaunchExprs) EvalStorage(env *Env) (int64, error) {
+	e := l.DynamicWorkgroupStorage
+	if e == nil {
+		return 0, nil
+	}
+	c, err := e.Eval(env)
+	if err != nil {
+		return 0, err
+	}
+	if c.Int < 0 {
+		return 0, evalErr(l.Pos, "dynamic_workgroup_storage = %d bytes; must not be negative", c.Int)
+	}
+	return c.Int, nil
+}
+
 // LaunchConfig evaluates the launch geometry of k for env. Config values
 // missing from env.Config fall back to the program's config.def values.
 func (p *Program) LaunchConfig(k *Kernel, env *Env) (Geometry, error) {
@@ -173,6 +257,17 @@ func (p *Program) LaunchConfig(k *Kernel, env *Env) (Geometry, error) {
 		return Geometry{}, err
 	}
 	return l.Eval(p.withDefaults(env))
+}
+
+// LaunchStorage evaluates the dynamic_workgroup_storage byte count of k
+// for env (0 when the launch config has no such clause), with config.def
+// values filling missing config keys.
+func (p *Program) LaunchStorage(k *Kernel, env *Env) (int64, error) {
+	l, err := p.LaunchExprs(k)
+	if err != nil {
+		return 0, err
+	}
+	return l.EvalStorage(p.withDefaults(env))
 }
 
 // withDefaults returns env with config.def values filling missing keys.

@@ -105,8 +105,10 @@ package loom
 //   kernel.return
 //   kernel.exit %c : i1 [{ … }]                     O=[c], R optional
 //   kernel.assert %ok ["msg"] : i1                  O=[ok], Str
-//   kernel.launch.config workgroups(a,b,c) workgroup_size(d,e,f) [cluster_size(g,h,i)] : index
-//                                                  O = the 6 or 9 values in that order
+//   kernel.launch.config workgroups(a,b,c) workgroup_size(d,e,f) [cluster_size(g,h,i)] [dynamic_workgroup_storage(s)] : index
+//                                                  O = the values in the order written, Attrs = the clause
+//                                                  keywords (SplitLaunchConfig assigns values to clauses)
+//   kernel.workgroup.storage [align(N)] [%bytes] : buffer   O=[bytes], Attr align (StorageOperand)
 //   kernel.subgroup.reduce<k> %v [{…}] : T          O=[v], Attrs
 //   kernel.subgroup.scan<k> %v {mode = …, direction = …} : T
 //   kernel.subgroup.shuffle<mode> %v, %off, %width : T, i32, i32   two results (value, i1 valid)

@@ -37,6 +37,9 @@ type backend interface {
 
 	// loadKernel compiles one kernel for this backend.
 	loadKernel(req *kernelRequest) (devKernel, error)
+	// maxWorkgroupStorage is the most dynamic workgroup storage, in
+	// bytes, a dispatch of the loaded kernel may ask for.
+	maxWorkgroupStorage(k devKernel) int
 	// freeKernel releases a loaded kernel (a GPU module); Close calls it.
 	freeKernel(k devKernel) error
 	// launch runs one dispatch.
@@ -94,7 +97,9 @@ type launchCmd struct {
 	Name          string // export name, for error messages
 	Workgroups    [3]int
 	WorkgroupSize [3]int
-	Args          []launchArg
+	// WorkgroupStorage is the dynamic workgroup storage in bytes.
+	WorkgroupStorage int
+	Args             []launchArg
 }
 
 // fillCmd is one checked fill.

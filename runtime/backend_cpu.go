@@ -88,7 +88,7 @@ func (c *cpuBackend) launch(l *launchCmd) error {
 			args = append(args, interp.Arg{Bits: a.Bits})
 		}
 	}
-	err := k.Run(interp.Launch{Workgroups: l.Workgroups, WorkgroupSize: l.WorkgroupSize}, args)
+	err := k.Run(interp.Launch{Workgroups: l.Workgroups, WorkgroupSize: l.WorkgroupSize, WorkgroupStorage: l.WorkgroupStorage}, args)
 	clear(args)
 	*p = args[:0]
 	cpuArgPool.Put(p)
@@ -217,6 +217,10 @@ func (c *cpuBackend) launchGraph(dg devGraph) error {
 }
 
 func (c *cpuBackend) freeKernel(devKernel) error { return nil }
-func (c *cpuBackend) freeGraph(devGraph) error   { return nil }
-func (c *cpuBackend) synchronize() error         { return nil }
-func (c *cpuBackend) close() error               { return nil }
+
+// maxWorkgroupStorage is the CPU executor's bound on dynamic workgroup
+// storage (interp.Launch).
+func (c *cpuBackend) maxWorkgroupStorage(devKernel) int { return 1 << 30 }
+func (c *cpuBackend) freeGraph(devGraph) error          { return nil }
+func (c *cpuBackend) synchronize() error                { return nil }
+func (c *cpuBackend) close() error                      { return nil }

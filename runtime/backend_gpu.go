@@ -101,6 +101,9 @@ type gpuKernel struct {
 	mod  *hip.Module
 	fn   *hip.Function
 	args *hip.Args // reused while the argument layout stays the same
+	// maxDynamic is the dynamic shared memory a launch may ask for: the
+	// device's opt-in limit less the kernel's static shared memory.
+	maxDynamic int
 }
 
 type gpuGraph struct {
@@ -206,8 +209,29 @@ func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
 		mod.Close()
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
-	return &gpuKernel{mod: mod, fn: fn}, nil
+	k := &gpuKernel{mod: mod, fn: fn}
+	if req.Program == nil || req.Kernel == nil {
+		return k, nil
+	}
+	if le, err := req.Program.LaunchExprs(req.Kernel); err == nil && le.DynamicWorkgroupStorage != nil {
+		// The kernel takes dynamic shared memory (kernel.workgroup.storage):
+		// allow up to what the device gives a block once, instead of the
+		// default 48 KiB, so every launch may ask for its size.
+		lim, err := b.ctx.Device().Limits()
+		if err != nil {
+			mod.Close()
+			return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
+		}
+		k.maxDynamic = max(lim.SharedPerBlockOptin-fn.Attributes().SharedSizeBytes, 0)
+		if err := fn.SetMaxDynamicSharedBytes(k.maxDynamic); err != nil {
+			mod.Close()
+			return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
+		}
+	}
+	return k, nil
 }
+
+func (b *gpuBackend) maxWorkgroupStorage(k devKernel) int { return k.(*gpuKernel).maxDynamic }
 
 func (b *gpuBackend) freeKernel(k devKernel) error {
 	return k.(*gpuKernel).mod.Close()
@@ -264,7 +288,7 @@ func dims(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]),
 
 func (b *gpuBackend) launch(l *launchCmd) error {
 	k := l.Kernel.(*gpuKernel)
-	return b.stream.Launch(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), 0, k.pack(l.Args))
+	return b.stream.Launch(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), k.pack(l.Args))
 }
 
 func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
@@ -288,7 +312,7 @@ func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
 		switch {
 		case n.Launch != nil:
 			k := n.Launch.Kernel.(*gpuKernel)
-			made[i], err = g.AddKernel(k.fn, dims(n.Launch.Workgroups), dims(n.Launch.WorkgroupSize), 0, k.pack(n.Launch.Args), deps...)
+			made[i], err = g.AddKernel(k.fn, dims(n.Launch.Workgroups), dims(n.Launch.WorkgroupSize), uint32(n.Launch.WorkgroupStorage), k.pack(n.Launch.Args), deps...)
 		case n.Fill != nil:
 			made[i], err = g.AddMemset(n.Fill.Mem.(*gpuMem).ptr.Add(n.Fill.Off), n.Fill.Value, 4, n.Fill.N/4, deps...)
 		default:

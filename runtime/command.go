@@ -147,7 +147,13 @@ type Dispatch struct {
 	Kernel        Kernel
 	Workgroups    [3]int
 	WorkgroupSize [3]int
-	Args          []Arg
+	// WorkgroupStorage is the bytes of dynamic workgroup storage each
+	// workgroup gets: the kernel's dynamic_workgroup_storage clause, which
+	// generated Dispatch constructors compute with the grid; 0 for a
+	// kernel without one. The body reaches it through
+	// kernel.workgroup.storage.
+	WorkgroupStorage int
+	Args             []Arg
 }
 
 // Fill sets every 4-byte word of Region to Value (little-endian). The

@@ -218,6 +218,10 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 		return fail(err)
 	}
 	ck.dev = dev
+	if le, err := p.prog.LaunchExprs(k); err == nil && le.DynamicWorkgroupStorage != nil {
+		ck.maxStorage = s.be.maxWorkgroupStorage(dev)
+		ck.info.DynamicWorkgroupStorage, ck.info.MaxWorkgroupStorage = true, ck.maxStorage
+	}
 	return ck, nil
 }
 

@@ -21,6 +21,9 @@ type compiledKernel struct {
 	kinds []argKind
 	info  KernelInfo
 	dev   devKernel
+	// maxStorage bounds Dispatch.WorkgroupStorage: 0 for a kernel without
+	// a dynamic_workgroup_storage clause, the backend's limit otherwise.
+	maxStorage int
 
 	// Analysis results kept for LaunchConfig.
 	prog   *loom.Program
@@ -40,6 +43,11 @@ type KernelInfo struct {
 	// depends on no workload argument (config values are folded in).
 	WorkgroupSize [3]int
 	Static        bool
+	// DynamicWorkgroupStorage: the launch config has a
+	// dynamic_workgroup_storage clause, so dispatches may give the kernel
+	// up to MaxWorkgroupStorage bytes of dynamic workgroup storage.
+	DynamicWorkgroupStorage bool
+	MaxWorkgroupStorage     int
 	// Fingerprint is loom.Fingerprint of the compiled source.
 	Fingerprint string
 	// Target is the profile the kernel was compiled for.

@@ -264,6 +264,7 @@ func (s *Session) runDispatch(d *Dispatch) error {
 	for i := range 3 {
 		l.Workgroups[i], l.WorkgroupSize[i] = d.Workgroups[i], d.WorkgroupSize[i]
 	}
+	l.WorkgroupStorage = d.WorkgroupStorage
 	if err := s.be.launch(l); err != nil {
 		return s.runFailed(err)
 	}

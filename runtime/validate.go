@@ -22,11 +22,12 @@ func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg,
 	n0 := len(*arena)
 	*arena = (*arena)[:n0+len(d.Args)]
 	*l = launchCmd{
-		Kernel:        ck.dev,
-		Name:          ck.info.Export,
-		Workgroups:    d.Workgroups,
-		WorkgroupSize: d.WorkgroupSize,
-		Args:          (*arena)[n0 : n0+len(d.Args) : n0+len(d.Args)],
+		Kernel:           ck.dev,
+		Name:             ck.info.Export,
+		Workgroups:       d.Workgroups,
+		WorkgroupSize:    d.WorkgroupSize,
+		WorkgroupStorage: d.WorkgroupStorage,
+		Args:             (*arena)[n0 : n0+len(d.Args) : n0+len(d.Args)],
 	}
 	return s.packArgs(ck, d.Args, l.Args, spans, true)
 }
@@ -36,7 +37,8 @@ func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg,
 // shapeError words a refusal.
 func checkShape(ck *compiledKernel, d *Dispatch) error {
 	info := &ck.info
-	bad := len(d.Args) != len(info.Params) || (info.Static && d.WorkgroupSize != info.WorkgroupSize)
+	bad := len(d.Args) != len(info.Params) || (info.Static && d.WorkgroupSize != info.WorkgroupSize) ||
+		d.WorkgroupStorage < 0 || d.WorkgroupStorage > ck.maxStorage
 	for i := range 3 {
 		bad = bad || d.Workgroups[i] < 1 || d.Workgroups[i] > 1<<31-1 || d.WorkgroupSize[i] < 1 || d.WorkgroupSize[i] > 1<<20
 	}
@@ -64,6 +66,14 @@ func shapeError(ck *compiledKernel, d *Dispatch) error {
 	}
 	if info.Static && d.WorkgroupSize != info.WorkgroupSize {
 		return fmt.Errorf("%w: kernel %s: workgroup size %v, compiled with %v", ErrArgument, info.Export, d.WorkgroupSize, info.WorkgroupSize)
+	}
+	switch {
+	case d.WorkgroupStorage < 0:
+		return fmt.Errorf("%w: kernel %s: %d bytes of dynamic workgroup storage", ErrArgument, info.Export, d.WorkgroupStorage)
+	case d.WorkgroupStorage > 0 && !info.DynamicWorkgroupStorage:
+		return fmt.Errorf("%w: kernel %s: %d bytes of dynamic workgroup storage, but its launch config has no dynamic_workgroup_storage clause", ErrArgument, info.Export, d.WorkgroupStorage)
+	case d.WorkgroupStorage > ck.maxStorage:
+		return fmt.Errorf("%w: kernel %s: %d bytes of dynamic workgroup storage; the backend gives this kernel at most %d", ErrArgument, info.Export, d.WorkgroupStorage, ck.maxStorage)
 	}
 	return fmt.Errorf("%w: kernel %s: launch shape %v × %v refused without a reason (internal error)", ErrArgument, info.Export, d.Workgroups, d.WorkgroupSize)
 }

@@ -184,20 +184,29 @@ type accessReport struct {
 }
 
 type launchReport struct {
-	Static        bool           `json:"static"`
-	NeedsWorkload []string       `json:"needs_workload,omitempty"`
-	NeedsConfig   []string       `json:"needs_config,omitempty"`
-	NeedsTarget   bool           `json:"needs_target,omitempty"`
-	Workgroups    [3]string      `json:"workgroups"`
-	WorkgroupSize [3]string      `json:"workgroup_size"`
-	ClusterSize   [3]string      `json:"cluster_size"`
-	Geometry      *loom.Geometry `json:"geometry,omitempty"`
-	Error         string         `json:"error,omitempty"`
+	Static        bool      `json:"static"`
+	NeedsWorkload []string  `json:"needs_workload,omitempty"`
+	NeedsConfig   []string  `json:"needs_config,omitempty"`
+	NeedsTarget   bool      `json:"needs_target,omitempty"`
+	Workgroups    [3]string `json:"workgroups"`
+	WorkgroupSize [3]string `json:"workgroup_size"`
+	ClusterSize   [3]string `json:"cluster_size"`
+	// DynamicWorkgroupStorage is the byte count of the
+	// dynamic_workgroup_storage clause, "" without one.
+	DynamicWorkgroupStorage string         `json:"dynamic_workgroup_storage,omitempty"`
+	Geometry                *loom.Geometry `json:"geometry,omitempty"`
+	Error                   string         `json:"error,omitempty"`
 }
 
 type extentReport struct {
 	Param  string `json:"param"`
 	Bytes  string `json:"bytes,omitempty"`
+	Reason string `json:"unknown,omitempty"`
+}
+
+type storageReport struct {
+	Pos    string `json:"pos"`
+	Bytes  string `json:"bytes,omitempty"` // "all" without a byte count
 	Reason string `json:"unknown,omitempty"`
 }
 
@@ -207,16 +216,18 @@ type checkReport struct {
 }
 
 type kernelReport struct {
-	Export      string         `json:"export"`
-	Symbol      string         `json:"symbol"`
-	Pos         string         `json:"pos"`
-	Workload    []paramReport  `json:"workload"`
-	Launch      launchReport   `json:"launch_config"`
-	Params      []paramReport  `json:"launch"`
-	Access      []accessReport `json:"access"`
-	Checks      []checkReport  `json:"checks,omitempty"`
-	Extents     []extentReport `json:"extents"`
-	Fingerprint string         `json:"fingerprint"`
+	Export   string         `json:"export"`
+	Symbol   string         `json:"symbol"`
+	Pos      string         `json:"pos"`
+	Workload []paramReport  `json:"workload"`
+	Launch   launchReport   `json:"launch_config"`
+	Params   []paramReport  `json:"launch"`
+	Access   []accessReport `json:"access"`
+	Checks   []checkReport  `json:"checks,omitempty"`
+	Extents  []extentReport `json:"extents"`
+	// Storage lists the kernel.workgroup.storage ops of the body.
+	Storage     []storageReport `json:"workgroup_storage,omitempty"`
+	Fingerprint string          `json:"fingerprint"`
 }
 
 type configReport struct {
@@ -261,6 +272,9 @@ func buildReport(p *loom.Program) inspectReport {
 				kr.Launch.WorkgroupSize[i] = exprText(k, l.WorkgroupSize[i])
 				kr.Launch.ClusterSize[i] = exprText(k, l.ClusterSize[i])
 			}
+			if l.DynamicWorkgroupStorage != nil {
+				kr.Launch.DynamicWorkgroupStorage = exprText(k, l.DynamicWorkgroupStorage)
+			}
 			if g, ok := l.StaticGeometry(); ok {
 				kr.Launch.Static = true
 				kr.Launch.Geometry = &g
@@ -281,6 +295,16 @@ func buildReport(p *loom.Program) inspectReport {
 				er.Bytes = exprText(k, e.Bytes)
 			}
 			kr.Extents = append(kr.Extents, er)
+		}
+		for _, u := range p.WorkgroupStorageUses(k) {
+			sr := storageReport{Pos: u.Op.Pos.String(), Reason: u.Reason}
+			switch {
+			case u.Whole:
+				sr.Bytes = "all"
+			case u.Bytes != nil:
+				sr.Bytes = exprText(k, u.Bytes)
+			}
+			kr.Storage = append(kr.Storage, sr)
 		}
 		kr.Fingerprint = loom.Fingerprint(k, acc)
 		rep.Kernels = append(rep.Kernels, kr)
@@ -363,6 +387,9 @@ func writeText(w io.Writer, rep inspectReport) {
 		case l.Static:
 			g := l.Geometry
 			fmt.Fprintf(w, "  launch config: static: workgroups %v workgroup_size %v cluster_size %v\n", g.Workgroups, g.WorkgroupSize, g.ClusterSize)
+			if l.DynamicWorkgroupStorage != "" {
+				fmt.Fprintf(w, "    dynamic_workgroup_storage %s\n", l.DynamicWorkgroupStorage)
+			}
 		default:
 			var needs []string
 			for _, n := range l.NeedsWorkload {
@@ -378,6 +405,9 @@ func writeText(w io.Writer, rep inspectReport) {
 			fmt.Fprintf(w, "    workgroups     %s\n", strings.Join(l.Workgroups[:], ", "))
 			fmt.Fprintf(w, "    workgroup_size %s\n", strings.Join(l.WorkgroupSize[:], ", "))
 			fmt.Fprintf(w, "    cluster_size   %s\n", strings.Join(l.ClusterSize[:], ", "))
+			if l.DynamicWorkgroupStorage != "" {
+				fmt.Fprintf(w, "    dynamic_workgroup_storage %s\n", l.DynamicWorkgroupStorage)
+			}
 		}
 		for _, a := range k.Access {
 			elem := ""
@@ -401,6 +431,13 @@ func writeText(w io.Writer, rep inspectReport) {
 				fmt.Fprintf(w, "  extent %%%s bytes %s\n", e.Param, e.Bytes)
 			} else {
 				fmt.Fprintf(w, "  extent %%%s unknown: %s\n", e.Param, e.Reason)
+			}
+		}
+		for _, s := range k.Storage {
+			if s.Bytes != "" {
+				fmt.Fprintf(w, "  workgroup storage at %s bytes %s\n", s.Pos, s.Bytes)
+			} else {
+				fmt.Fprintf(w, "  workgroup storage at %s bytes unknown: %s\n", s.Pos, s.Reason)
 			}
 		}
 		fmt.Fprintf(w, "  fingerprint %s\n", k.Fingerprint)

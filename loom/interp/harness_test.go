@@ -78,6 +78,11 @@ func (r *kernelRun) launch(workload ...int64) Launch {
 	for i := 0; i < 3; i++ {
 		l.Workgroups[i], l.WorkgroupSize[i] = int(g.Workgroups[i]), int(g.WorkgroupSize[i])
 	}
+	dyn, err := r.prog.LaunchStorage(r.kd, env)
+	if err != nil {
+		r.t.Fatalf("launch config: %v", err)
+	}
+	l.WorkgroupStorage = int(dyn)
 	return l
 }
 

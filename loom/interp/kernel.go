@@ -37,6 +37,10 @@ type Arg struct {
 // Launch is the geometry of one dispatch.
 type Launch struct {
 	Workgroups, WorkgroupSize [3]int
+	// WorkgroupStorage is the bytes of dynamic workgroup storage each
+	// workgroup gets (the kernel's dynamic_workgroup_storage clause);
+	// kernel.workgroup.storage takes at most this much.
+	WorkgroupStorage int
 }
 
 // Kernel is a compiled kernel, ready to run any number of times, also

@@ -20,6 +20,8 @@ func axisOf(op *loom.Op) (int, error) {
 
 func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 	switch rest {
+	case "workgroup.storage":
+		return c.workgroupStorage(b, op)
 	case "workgroup.id", "workgroup.size", "workgroup.count":
 		ax, err := axisOf(op)
 		if err != nil {

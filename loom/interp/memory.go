@@ -231,62 +231,7 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 	}
 	switch op.Param {
 	case "workgroup":
-		if !size.uni {
-			return nil, compileErr(op.Pos, ErrUnsupported, "buffer.alloca<workgroup> with a size that differs between work-items")
-		}
-		site := len(c.k.allocas)
-		c.k.allocas = append(c.k.allocas, &allocaSite{op: op})
-		if !size.cst {
-			c.wgSlow++ // Run does not batch a size it cannot bound (batchwg.go)
-		}
-		if size.cst {
-			align := int64(1)
-			if a := op.Attr("align"); a != nil && a.Value.Int > 0 {
-				align = a.Value.Int
-			}
-			c.k.staticWG = int((int64(c.k.staticWG)+align-1)/align*align + size.ci)
-		}
-		r, err := c.result(b, op, 0, true)
-		if err != nil {
-			return nil, err
-		}
-		c.fresh(r)
-		c.wgOrigin(r)
-		return func(fr *frame) error {
-			n := fr.I[size.idx][0]
-			if n < 0 || n > 1<<30 {
-				return newTrap(op, -1, ErrOutOfBounds, "workgroup allocation of %d bytes", n)
-			}
-			// A batch of K groups gets K blocks, gs bytes apart (batchwg.go).
-			K, gs := int64(fr.L/fr.grp), int64(0)
-			if K > 1 {
-				gs = (n + 63) &^ 63
-				if K*gs > wgBatchBytes {
-					// Too much for one batch: Run runs its groups alone
-					// again (rerun.go), which reports what they do.
-					return newTrap(op, -1, ErrOutOfBounds, "workgroup allocation of %d bytes for each of %d workgroups in a batch", n, K)
-				}
-			}
-			total := max(n, K*gs)
-			m := fr.wgMem[site]
-			if int64(cap(m)) < total {
-				m = make([]byte, total)
-				fr.wgMem[site] = m
-			}
-			m = m[:total]
-			clear(m)
-			if fr.san != nil {
-				fr.san.resetWG(m)
-			}
-			// Field by field: a whole view literal would zero and copy
-			// its rank-sized arrays every workgroup.
-			out := &fr.V[r.idx][0]
-			if out.rank != 0 {
-				out.rank, out.dims, out.strides = 0, [maxRank]int64{}, [maxRank]int64{}
-			}
-			out.mem, out.base, out.lim, out.root, out.gstride = m, 0, n, rootWorkgroup, gs
-			return nil
-		}, nil
+		return c.wgAlloc(b, op, size, false)
 	case "private":
 		r, err := c.result(b, op, 0, false)
 		if err != nil {
@@ -314,6 +259,103 @@ func (c *compiler) alloca(b *block, op *loom.Op) (instr, error) {
 		}, nil
 	}
 	return nil, compileErr(op.Pos, ErrUnsupported, "buffer.alloca<%s>", op.Param)
+}
+
+// wgAlloc allocates workgroup memory of size bytes for op (a
+// buffer.alloca<workgroup>), or (dynamic) takes it from the launch's
+// dynamic workgroup storage for a kernel.workgroup.storage, whose size is
+// at most what the launch provides (all of it when size is nil).
+func (c *compiler) wgAlloc(b *block, op *loom.Op, size *slot, dynamic bool) (instr, error) {
+	if size != nil && !size.uni {
+		return nil, compileErr(op.Pos, ErrUnsupported, "%s with a size that differs between work-items", op.Name)
+	}
+	if dynamic {
+		// A batch would need its groups' dynamic storage side by side;
+		// such kernels run a workgroup at a time.
+		if c.k.noBatch == "" {
+			c.k.noBatch = "takes dynamic workgroup storage"
+		}
+	}
+	site := len(c.k.allocas)
+	c.k.allocas = append(c.k.allocas, &allocaSite{op: op})
+	if size == nil || !size.cst {
+		c.wgSlow++ // Run does not batch a size it cannot bound (batchwg.go)
+	}
+	if size != nil && size.cst && !dynamic {
+		align := int64(1)
+		if a := op.Attr("align"); a != nil && a.Value.Int > 0 {
+			align = a.Value.Int
+		}
+		c.k.staticWG = int((int64(c.k.staticWG)+align-1)/align*align + size.ci)
+	}
+	r, err := c.result(b, op, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	c.fresh(r)
+	c.wgOrigin(r)
+	return func(fr *frame) error {
+		var n int64
+		if size != nil {
+			n = fr.I[size.idx][0]
+		}
+		if dynamic {
+			dyn := int64(fr.r.launch.WorkgroupStorage)
+			if size == nil {
+				n = dyn
+			}
+			if n < 0 || n > dyn {
+				return newTrap(op, -1, ErrOutOfBounds, "kernel.workgroup.storage of %d bytes; the launch provides %d bytes of dynamic workgroup storage (dynamic_workgroup_storage)", n, dyn)
+			}
+		}
+		if n < 0 || n > 1<<30 {
+			return newTrap(op, -1, ErrOutOfBounds, "workgroup allocation of %d bytes", n)
+		}
+		// A batch of K groups gets K blocks, gs bytes apart (batchwg.go).
+		K, gs := int64(fr.L/fr.grp), int64(0)
+		if K > 1 {
+			gs = (n + 63) &^ 63
+			if K*gs > wgBatchBytes {
+				// Too much for one batch: Run runs its groups alone
+				// again (rerun.go), which reports what they do.
+				return newTrap(op, -1, ErrOutOfBounds, "workgroup allocation of %d bytes for each of %d workgroups in a batch", n, K)
+			}
+		}
+		total := max(n, K*gs)
+		m := fr.wgMem[site]
+		if int64(cap(m)) < total {
+			m = make([]byte, total)
+			fr.wgMem[site] = m
+		}
+		m = m[:total]
+		clear(m)
+		if fr.san != nil {
+			fr.san.resetWG(m)
+		}
+		// Field by field: a whole view literal would zero and copy
+		// its rank-sized arrays every workgroup.
+		out := &fr.V[r.idx][0]
+		if out.rank != 0 {
+			out.rank, out.dims, out.strides = 0, [maxRank]int64{}, [maxRank]int64{}
+		}
+		out.mem, out.base, out.lim, out.root, out.gstride = m, 0, n, rootWorkgroup, gs
+		return nil
+	}, nil
+}
+
+// workgroupStorage compiles kernel.workgroup.storage [align(N)] [%bytes].
+func (c *compiler) workgroupStorage(b *block, op *loom.Op) (instr, error) {
+	var size *slot
+	if o := loom.StorageOperand(op); o != nil {
+		var err error
+		if size, err = c.operand(b, o, nil); err != nil {
+			return nil, err
+		}
+		if size.kind != kInt || size.comps != 1 {
+			return nil, compileErr(op.Pos, ErrInvalid, "kernel.workgroup.storage takes a byte count")
+		}
+	}
+	return c.wgAlloc(b, op, size, true)
 }
 
 func (c *compiler) subview(b *block, op *loom.Op) (instr, error) {

@@ -136,8 +136,8 @@ func (k *Kernel) newFrame(L int) *frame {
 func (k *Kernel) Run(l Launch, args []Arg) error {
 	L := 1
 	for ax := 0; ax < 3; ax++ {
-		if l.WorkgroupSize[ax] <= 0 || l.Workgroups[ax] < 0 {
-			return fmt.Errorf("kernel %s: launch %v: workgroup sizes must be positive and counts non-negative: %w", k.export, l, ErrArgs)
+		if l.WorkgroupSize[ax] <= 0 || l.Workgroups[ax] < 0 || l.WorkgroupStorage < 0 || l.WorkgroupStorage > 1<<30 {
+			return fmt.Errorf("kernel %s: launch %v: workgroup sizes must be positive, counts non-negative and dynamic workgroup storage within [0, 2^30] bytes: %w", k.export, l, ErrArgs)
 		}
 		L *= l.WorkgroupSize[ax]
 	}

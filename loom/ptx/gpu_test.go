@@ -157,7 +157,7 @@ func TestGPUCorpus(t *testing.T) {
 				}
 			}
 			dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), 0, a); err != nil {
+			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
 				t.Fatalf("launch: %v", err)
 			}
 			if err := s.Synchronize(); err != nil {
@@ -239,7 +239,7 @@ func TestGPUVectorMisaligned(t *testing.T) {
 				}
 			}
 			dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), 0, a); err != nil {
+			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
 				t.Fatalf("launch: %v", err)
 			}
 			if err := s.Synchronize(); err != nil {

@@ -123,6 +123,11 @@ func newCase(mods []*loom.Module, kd *loom.Kernel, cfg map[string]loom.Const, se
 	for ax := 0; ax < 3; ax++ {
 		c.launch.Workgroups[ax], c.launch.WorkgroupSize[ax] = int(g.Workgroups[ax]), int(g.WorkgroupSize[ax])
 	}
+	dyn, err := prog.LaunchStorage(kd, env)
+	if err != nil {
+		return nil, fmt.Errorf("launch config: %w", err)
+	}
+	c.launch.WorkgroupStorage = int(dyn)
 	extents := map[int]int{}
 	for _, x := range prog.Extents(kd) {
 		if x.Bytes == nil {

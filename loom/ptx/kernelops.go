@@ -47,6 +47,8 @@ func (e *emitter) wgTotal() int64 {
 
 func (e *emitter) kernelOp(op *loom.Op, rest string) error {
 	switch rest {
+	case "workgroup.storage":
+		return e.workgroupStorage(op)
 	case "workitem.id", "workgroup.id", "workgroup.size", "workgroup.count":
 		ax, err := axis(op)
 		if err != nil {
@@ -149,4 +151,24 @@ func (e *emitter) kernelOp(op *loom.Op, rest string) error {
 		return e.workgroupVote(op, rest[len("workgroup.vote."):])
 	}
 	return unsupported(op, "op is not lowered to PTX")
+}
+
+// dynSmem is the dynamic shared memory of an entry: the bytes each launch
+// gives (sharedMemBytes of cuLaunchKernel), placed by the driver after the
+// entry's static .shared arrays.
+const dynSmem = "__loom_dyn_smem"
+
+// workgroupStorage lowers kernel.workgroup.storage to the address of the
+// dynamic shared memory. Its byte count bounds the views over it on the
+// CPU executor; here the dispatch checks it against the launch's
+// dynamic_workgroup_storage before launching.
+func (e *emitter) workgroupStorage(op *loom.Op) error {
+	align := int64(16)
+	if a := op.Attr("align"); a != nil && a.Value.Kind == loom.LitInt && a.Value.Int > align {
+		align = a.Value.Int
+	}
+	e.dynAlign = max(e.dynAlign, align)
+	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: "shared", align: align}
+	e.ins("mov.u64 %s, %s", out.reg, dynSmem)
+	return e.define(op, 0, out)
 }
