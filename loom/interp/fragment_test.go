@@ -3,6 +3,8 @@ package interp
 import (
 	"encoding/binary"
 	"testing"
+
+	"github.com/loomgen/loomgen/loom"
 )
 
 // fragOperands are exact inputs for a fragment matmul: multiples of 1/2
@@ -118,13 +120,15 @@ func TestFragmentMMA(t *testing.T) {
 		m, n, k   int
 		integers  bool
 		lhsStored bool // fragment_splat_init: zero init, lhs stored back
+		laneInit  bool // fragment_lane_ops: init read per lane, result doubled
 	}{
-		{"fragment_f16_f32", "f16", "f32", 32, 32, 64, false, false},
-		{"fragment_bf16_f32", "bf16", "f32", 32, 32, 64, false, false},
-		{"fragment_f16_f16", "f16", "f16", 32, 32, 32, false, false},
-		{"fragment_i8_i32", "i8", "i32", 32, 32, 64, true, false},
-		{"fragment_dense_f32", "f16", "f32", 8, 8, 4, false, false},
-		{"fragment_splat_init", "f16", "f32", 16, 16, 16, false, true},
+		{"fragment_f16_f32", "f16", "f32", 32, 32, 64, false, false, false},
+		{"fragment_bf16_f32", "bf16", "f32", 32, 32, 64, false, false, false},
+		{"fragment_f16_f16", "f16", "f16", 32, 32, 32, false, false, false},
+		{"fragment_i8_i32", "i8", "i32", 32, 32, 64, true, false, false},
+		{"fragment_dense_f32", "f16", "f32", 8, 8, 4, false, false, false},
+		{"fragment_splat_init", "f16", "f32", 16, 16, 16, false, true, false},
+		{"fragment_lane_ops", "f16", "f32", 16, 16, 16, false, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.export, func(t *testing.T) {
@@ -145,10 +149,30 @@ func TestFragmentMMA(t *testing.T) {
 					if got := decode(c.ab, last.Buffer); !equalF(got, o.a) {
 						t.Fatalf("stored lhs fragment differs from A: %v", got[:16])
 					}
+				} else if c.laneInit {
+					// Lane l's component e is the accumulator element the
+					// subgroup layout puts there.
+					lay, err := loom.NewFragmentLayout(loom.FragmentInit, 16, 16, 8)
+					if err != nil {
+						t.Fatal(err)
+					}
+					payload := make([]float64, 256)
+					for l := range 32 {
+						for e := range 8 {
+							row, col := lay.Coord(l, e)
+							payload[l*8+e] = o.c[row*16+col]
+						}
+					}
+					r.run(nil, buf(a), buf(b), buf(encode(t, "f32", payload)), buf(d))
 				} else {
 					r.run(nil, buf(a), buf(b), last, buf(d))
 				}
 				want := o.want()
+				if c.laneInit {
+					for i := range want {
+						want[i] *= 2
+					}
+				}
 				got := decode(c.acc, d)
 				for i := range want {
 					if got[i] != want[i] {

@@ -12,7 +12,7 @@ import (
 // for the scalar or base, and for a view's dims and strides) so several
 // control paths can assign it. Compile-time constants are dropped.
 func (e *emitter) phiFrom(src *val) *val {
-	out := &val{t: src.t, space: src.space, elem: src.elem, shape: src.shape}
+	out := &val{t: src.t, space: src.space, elem: src.elem, shape: src.shape, frag: src.frag}
 	if src.vec != nil {
 		out.vec = make([]*val, len(src.vec))
 		for i, c := range src.vec {
@@ -36,6 +36,12 @@ func (e *emitter) phiFrom(src *val) *val {
 
 // assign copies src into a value made by phiFrom.
 func (e *emitter) assign(pos loom.Pos, dst, src *val) error {
+	if dst.frag != nil || src.frag != nil {
+		var err error
+		if src, err = e.joinFragment(dst, src); err != nil {
+			return err
+		}
+	}
 	if dst.space != src.space || len(dst.dims) != len(src.dims) || len(dst.strides) != len(src.strides) {
 		return fmt.Errorf("%s: %w: control paths join values of different shape or memory space (%s, %s)", pos, ErrUnsupported, spaceName(dst), spaceName(src))
 	}
@@ -231,6 +237,9 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	iv := e.newVal(t)
 	iv.p2 = min(pow2Of(lb), pow2Of(step))
 	e.mov(iv, lb)
+	if inits, err = e.fragmentInits(op, inits); err != nil {
+		return err
+	}
 	j := &joins{}
 	if err := e.setJoins(op.Pos, j, inits, false); err != nil {
 		return err

@@ -34,6 +34,10 @@ type val struct {
 	// be a multiple of, given alignPred (when set) holds at run time.
 	align     int64
 	alignPred string
+	// frag marks a vector holding a subgroup matrix fragment in the
+	// tensor cores' register layout (fragment.go); vec then holds those
+	// registers, not Loom's payload components.
+	frag *nativeFrag
 }
 
 // emitter lowers one kernel.
@@ -63,6 +67,9 @@ type emitter struct {
 	cur   *loom.Op
 	// scratchBytes is the size of the collectives' shared scratch.
 	scratchBytes int
+	// lane holds the warp-lane values fragment lowering uses, computed
+	// once at entry (fragment.go); nil when the kernel has no fragments.
+	lane *laneRegs
 }
 
 // inlineFrame collects the results of an inlined call.
@@ -191,6 +198,9 @@ func (e *emitter) compile() (*Kernel, error) {
 		}
 	}
 	e.launchFacts()
+	if usesOps(e.prog, k.Body, fragmentOps, map[string]bool{}) {
+		e.lane = e.laneRegisters()
+	}
 	// View parameters take their dims from the types, which may name
 	// other parameters: bind them once every parameter has a register.
 	for _, p := range launch {
@@ -299,6 +309,9 @@ func (e *emitter) get(o *loom.Operand) (*val, error) {
 	v, ok := e.vals[o.Value]
 	if !ok {
 		return nil, invalid(o.Pos, "%%%s has no lowering here (defined at %s)", o.Name, o.Value.Pos)
+	}
+	if v.frag != nil && e.cur != nil && !fragAware[e.cur.Name] {
+		return e.materialize(e.cur, v)
 	}
 	return v, nil
 }

@@ -93,6 +93,10 @@ func (e *emitter) vector(op *loom.Op, rest string) error {
 		return e.vecDot(op)
 	case "load", "store", "load.mask", "store.mask":
 		return e.vecMemory(op, rest)
+	case "fragment", "fragment.load", "fragment.store":
+		return e.fragmentOp(op, rest)
+	case "mma":
+		return e.mma(op)
 	}
 	if rest == "assume" || rest == "scale" || rest == "cast" || rest == "cmp" {
 		return unsupported(op, "op is not lowered to PTX")

@@ -46,6 +46,11 @@ func setP2(rest string, out *val, a []*val) {
 		if len(a) == 3 {
 			out.p2 = min(min(x*y, 1<<30), pow2Of(a[2]))
 		}
+	case "div", "divui", "divsi":
+		// An exact division by a known power of two keeps the rest.
+		if c := a[1].ci; a[1].known && c > 0 && c&(c-1) == 0 && x%c == 0 {
+			out.p2 = x / c
+		}
 	}
 }
 

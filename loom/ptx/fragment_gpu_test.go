@@ -1,0 +1,241 @@
+package ptx
+
+import (
+	"encoding/binary"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/loom"
+)
+
+// exactFill overwrites a case's buffers with values whose products and
+// partial sums are exact in every accumulator type the fragment kernels
+// use (multiples of 1/2 in [-2, 2]; integers in [-32, 32]), so tensor
+// cores must agree with the CPU executor bit for bit.
+func exactFill(c *kcase, seed uint32) {
+	s := seed
+	next := func() int {
+		s = s*1664525 + 1013904223
+		return int(s>>24)%9 - 4
+	}
+	for i, a := range c.args {
+		el := c.elems[i]
+		if a.Buffer == nil || el == nil {
+			continue
+		}
+		size := carrierBytes(el)
+		for off := 0; off+size <= len(a.Buffer); off += size {
+			v := next()
+			switch {
+			case isHalf(el):
+				binary.LittleEndian.PutUint16(a.Buffer[off:], halfBits(el, float64(v)/2))
+			case el.Name == "f32":
+				binary.LittleEndian.PutUint32(a.Buffer[off:], math.Float32bits(float32(v)/2))
+			case size == 1:
+				a.Buffer[off] = byte(int8(8 * v))
+			case size == 4:
+				binary.LittleEndian.PutUint32(a.Buffer[off:], uint32(int32(8*v)))
+			}
+		}
+	}
+	c.inexact, c.tensor = false, false
+}
+
+// runGPU launches compiled kernel k on case c and returns its buffers.
+func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *kcase) [][]byte {
+	t.Helper()
+	mod, err := ctx.LoadModule([]byte(k.PTX))
+	if err != nil {
+		t.Fatalf("JIT: %v", err)
+	}
+	t.Cleanup(func() { mod.Close() })
+	fn, err := mod.Function(k.Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := make([]int, len(k.Params))
+	for j, p := range k.Params {
+		sizes[j] = p.Size
+	}
+	a := hip.NewArgs(sizes...)
+	mems := make([]*hip.DeviceMemory, len(c.args))
+	for j, arg := range c.args {
+		switch p := k.Params[j]; {
+		case p.Buffer:
+			m, err := ctx.Alloc(max(len(arg.Buffer), 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { m.Close() })
+			if err := s.CopyHtoD(m.Ptr(), arg.Buffer); err != nil {
+				t.Fatal(err)
+			}
+			mems[j] = m
+			a.SetPtr(j, m.Ptr())
+		case p.Size == 8:
+			a.SetUint64(j, arg.Bits)
+		case p.Size == 4:
+			a.SetUint32(j, uint32(arg.Bits))
+		default:
+			t.Fatalf("parameter of %d bytes", p.Size)
+		}
+	}
+	dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
+	if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), 0, a); err != nil {
+		t.Fatalf("launch: %v", err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	out := make([][]byte, len(c.args))
+	for j, m := range mems {
+		if m == nil {
+			continue
+		}
+		out[j] = make([]byte, len(c.args[j].Buffer))
+		if err := s.CopyDtoH(out[j], m.Ptr()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestFragmentPTX checks how fragments lower: tensor-core instructions for
+// every subgroup kernel of fragment_mma.loom, ldmatrix for the
+// workgroup-staged matmul, scalar FMAs for dense fragments.
+func TestFragmentPTX(t *testing.T) {
+	m := parse(t, filepath.Join("..", "testdata", "fragment_mma.loom"))
+	want := map[string]string{
+		"fragment_f16_f32":    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+		"fragment_bf16_f32":   "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+		"fragment_f16_f16":    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+		"fragment_i8_i32":     "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+		"fragment_splat_init": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+		"fragment_lane_ops":   "bar.warp.sync", // the shared-memory exchange between layouts
+		"fragment_dense_f32":  "fma.rn.f32",
+	}
+	for export, instr := range want {
+		k, err := Compile([]*loom.Module{m}, export, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", export, err)
+		}
+		if !strings.Contains(k.PTX, instr) {
+			t.Errorf("%s: no %s in\n%s", export, instr, k.PTX)
+		}
+		if export != "fragment_lane_ops" && strings.Contains(k.PTX, "bar.warp.sync") {
+			t.Errorf("%s: fragments go through Loom's layout where nothing reads their lanes", export)
+		}
+	}
+	mm := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
+	for _, export := range []string{"matmul_tc_f16", "matmul_tc_bf16"} {
+		k, err := Compile([]*loom.Module{mm}, export, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", export, err)
+		}
+		for _, instr := range []string{"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync"} {
+			if !strings.Contains(k.PTX, instr) {
+				t.Errorf("%s: no %s", export, instr)
+			}
+		}
+	}
+}
+
+// TestGPUFragments runs the fragment kernels (and the tensor-core matmul
+// at a small size) on exact inputs and requires the GPU's results to equal
+// the CPU executor's bit for bit.
+func TestGPUFragments(t *testing.T) {
+	ctx, s := gpuContext(t)
+	for _, file := range []string{filepath.Join("..", "testdata", "fragment_mma.loom"), filepath.Join("testdata", "matmul_tc.loom")} {
+		m := parse(t, file)
+		for _, kd := range m.Kernels {
+			t.Run(kd.Export, func(t *testing.T) {
+				cfg := testConfig(m)
+				k, err := Compile([]*loom.Module{m}, kd.Export, Options{Config: cfg})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := newCase([]*loom.Module{m}, kd, cfg, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exactFill(c, 11)
+				if name, ok := strings.CutPrefix(kd.Export, "matmul_tc_"); ok {
+					// Operands copied as i32 words hold f16 or bf16 values.
+					name, _, _ = strings.Cut(name, "_")
+					el := &loom.Type{Kind: loom.TypeFloat, Name: name, Bits: 16}
+					_, c.args[3].Buffer = halfOperand(len(c.args[3].Buffer)/2, 5, el)
+					_, c.args[4].Buffer = halfOperand(len(c.args[4].Buffer)/2, 6, el)
+				}
+				want, err := runCPU(c)
+				if err != nil {
+					t.Fatalf("CPU executor: %v", err)
+				}
+				got := runGPU(t, ctx, s, k, c)
+				for j := range got {
+					if got[j] == nil {
+						continue
+					}
+					if err := compare(c, j, got[j], want[j], 0); err != nil {
+						t.Errorf("buffer %%%s: %v", kd.Launch[j].Name, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestTensorCoreMatmulCPU checks the benchmark's Loom matmul itself on the
+// CPU executor against a Go matmul on exact inputs (so a kernel bug cannot
+// hide behind agreeing backends), at m = n = 128 and k = 96 (three steps
+// through both workgroup buffers).
+func TestTensorCoreMatmulCPU(t *testing.T) {
+	m := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
+	for _, export := range []string{"matmul_tc_f16", "matmul_tc_bf16", "matmul_tc_f16_w4"} {
+		kd := findKernel(t, m, export)
+		// The kernel copies its operands as i32 words: the element type
+		// is in the name.
+		name, _, _ := strings.Cut(strings.TrimPrefix(export, "matmul_tc_"), "_")
+		el := &loom.Type{Kind: loom.TypeFloat, Name: name, Bits: 16}
+		c, err := newCase([]*loom.Module{m}, kd, nil, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const rows, cols, depth = 128, 128, 96
+		c.args[0].Bits, c.args[1].Bits, c.args[2].Bits = rows, cols, depth
+		av, araw := halfOperand(rows*depth, 5, el)
+		bv, braw := halfOperand(depth*cols, 6, el)
+		c.args[3].Buffer, c.args[4].Buffer = araw, braw
+		c.args[5].Buffer = make([]byte, 4*rows*cols)
+		c.launch.Workgroups = [3]int{cols / 128, rows / 128, 1}
+		out, err := runCPU(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := f32s(out[5])
+		for i := range rows {
+			for j := range cols {
+				var s float64
+				for e := range depth {
+					s += float64(av[i*depth+e]) * float64(bv[e*cols+j])
+				}
+				if float64(got[i*cols+j]) != s {
+					t.Fatalf("%s: C[%d][%d] = %v, want %v", export, i, j, got[i*cols+j], s)
+				}
+			}
+		}
+	}
+}
+
+func findKernel(t *testing.T, m *loom.Module, export string) *loom.Kernel {
+	t.Helper()
+	for _, kd := range m.Kernels {
+		if kd.Export == export {
+			return kd
+		}
+	}
+	t.Fatalf("no kernel %s", export)
+	return nil
+}
