@@ -97,18 +97,16 @@ func LoadFiles(paths []string) (*Suite, error) {
 // Errors carry file:line:col.
 func Load(sources []loomrt.Source) (*Suite, error) {
 	s := &Suite{Sources: sources}
+	files := make([]loom.File, len(sources))
+	for i, src := range sources {
+		files[i] = loom.File{Name: src.Name, Src: src.Text}
+	}
+	mods, err := loom.ParsePackage(files...)
+	if err != nil {
+		return nil, err
+	}
+	s.Modules = mods
 	var errs []error
-	for _, src := range sources {
-		m, err := loom.ParseFile(src.Name, src.Text)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		s.Modules = append(s.Modules, m)
-	}
-	if len(errs) > 0 {
-		return nil, joinErrs(errs)
-	}
 	p, err := loom.NewProgram(s.Modules...)
 	if err != nil {
 		return nil, err

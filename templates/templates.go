@@ -1,5 +1,6 @@
 // Package templates holds the text/template files loomgen writes besides
-// bindings: the Markdown kernel reference of `loomgen doc` and the scaffold
+// bindings: the Markdown kernel reference of `loomgen doc`, the test file
+// that runs a package's check cases (loom_check_test.go), and the scaffold
 // of `loomgen init` (an example kernel, the go:generate line and a smoke
 // test). The files are embedded, so the loomgen binary is self-contained.
 package templates
@@ -16,7 +17,7 @@ import (
 	"text/template"
 )
 
-//go:embed doc.md.tmpl init
+//go:embed doc.md.tmpl checktest.go.tmpl init
 var files embed.FS
 
 // funcs are the helpers the templates use.
@@ -30,6 +31,23 @@ var funcs = template.FuncMap{
 // generator passes (gen.DocData); the template only reads its fields.
 func Doc(w io.Writer, data any) error {
 	t, err := template.New("doc.md.tmpl").Funcs(funcs).ParseFS(files, "doc.md.tmpl")
+	if err != nil {
+		return fmt.Errorf("templates: %w", err)
+	}
+	return t.Execute(w, data)
+}
+
+// CheckTestData fills the generated loom_check_test.go.
+type CheckTestData struct {
+	Package    string
+	Cases      []string // check.case names, without '@'
+	Benchmarks []string // check.benchmark names
+}
+
+// CheckTest renders loom_check_test.go, which runs a package's check cases
+// and benchmarks through checkrun (unformatted; the caller gofmts it).
+func CheckTest(w io.Writer, data CheckTestData) error {
+	t, err := template.New("checktest.go.tmpl").Funcs(funcs).ParseFS(files, "checktest.go.tmpl")
 	if err != nil {
 		return fmt.Errorf("templates: %w", err)
 	}

@@ -6,6 +6,7 @@
 //	loomgen doc [-o file] [-pkg name] inputs...
 //	loomgen init [-pkg name] [dir]
 //	loomgen inspect [-json] inputs...
+//	loomgen test [-backend auto|cpu|cuda|hip] [-run regexp] [-json] [-race] [-bench] inputs...
 //
 // Inputs are .loom files, glob patterns (quoted, loomgen expands them) or
 // directories, whose *.loom files are taken. Loomgen parses them, infers each
@@ -21,6 +22,11 @@
 //   - a Kernels struct and Load(session, Config), which compiles every kernel
 //     in one batch and fails with loomrt.ErrStaleBinding when the .loom files
 //     no longer match the bindings.
+//
+// When the sources hold check.case definitions (Loom's check dialect),
+// loomgen also writes loom_check_test.go beside the bindings: go test runs
+// every case, each parameter combination a subtest, on the CPU backend and
+// on the GPU when one is found, and go test -bench runs each check.benchmark.
 //
 // The package name comes from -pkg, else from $GOPACKAGE under go generate,
 // else from the package's Go files (go/packages), else from the directory.
@@ -43,6 +49,8 @@
 //	-check     generate in memory and compare with the output file; print a
 //	           unified diff and exit 1 when it is stale or missing
 //	-v         report what was generated or that nothing changed
+//	-checktests=false
+//	           do not write loom_check_test.go
 //
 // Subcommands:
 //
@@ -54,6 +62,15 @@
 //	         CPU backend, and the generated bindings
 //	inspect  print what the analyses infer for each kernel of the inputs,
 //	         analysed as one package like the generator's
+//	test     run the check cases of the inputs on one backend (-backend,
+//	         default auto), printing PASS name[params] time, FAIL name: why
+//	         or SKIP name: reason per sub-case and a summary; -run selects
+//	         sub-cases by name, -json prints one object per case
+//	         {case, params, backend, status, reason, elapsed_ns}, -race
+//	         runs every case in the CPU executor's checked mode (data races
+//	         in workgroup memory and between workgroups, out-of-bounds
+//	         accesses), -bench also times the check.benchmark entries
+//	         (ns/op, GB/s); exit status 1 when a case fails
 //
 // Errors are printed as path:line:col: message, all of a run before exiting.
 // Exit status: 0 success, 1 input errors or a stale file under -check, 2 usage

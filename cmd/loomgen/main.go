@@ -33,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runDoc(args[1:], stdout, stderr)
 		case "init":
 			return runInit(args[1:], stdout, stderr)
+		case "test":
+			return runTest(args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, manual)
 			return exitOK
@@ -82,6 +84,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "", "package name of the output")
 	check := fs.Bool("check", false, "compare with the output file instead of writing it")
 	verbose := fs.Bool("v", false, "report what was generated")
+	checkTests := fs.Bool("checktests", true, "also write "+gen.CheckTestFile+" when the sources hold check cases")
 	if st := parseFlags(fs, args, stdout, stderr); st >= 0 {
 		return st
 	}
@@ -91,7 +94,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	if !validPkgFlag(*pkg) {
 		return usageError(stderr, "-pkg %q is not a Go package name", *pkg)
 	}
-	res, err := gen.Generate(gen.Options{Inputs: fs.Args(), Output: *out, Package: *pkg})
+	res, err := gen.Generate(gen.Options{Inputs: fs.Args(), Output: *out, Package: *pkg, NoCheckTests: !*checkTests})
 	if err != nil {
 		printErrors(stderr, err)
 		return exitError

@@ -17,6 +17,9 @@ const _ = loomrt.BindingAPIv1
 //go:embed kernels/mlp.loom
 var loomSource0 []byte
 
+//go:embed kernels/mlp_checks.loom
+var loomSource1 []byte
+
 // loomSources returns the package's Loom sources under their package-relative
 // names, which compile errors and positions use.
 func loomSources() []loomrt.Source {
@@ -24,6 +27,10 @@ func loomSources() []loomrt.Source {
 		{
 			Name: "kernels/mlp.loom",
 			Text: loomSource0,
+		},
+		{
+			Name: "kernels/mlp_checks.loom",
+			Text: loomSource1,
 		},
 	}
 }
