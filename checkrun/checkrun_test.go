@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	loomrt "github.com/loomgen/loomgen/runtime"
 )
 
 func loadDir(t *testing.T, pattern string) *Suite {
@@ -161,5 +163,50 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestOwnCasesOnGPU runs our check files on the GPU backend, when there is
+// one, and compares each outcome with the CPU's: every case that passes on
+// the CPU passes there too; cases expecting sanitizer events and the
+// cpu-only case are skipped with their reason; and wrong expectations fail
+// with the same diff.
+func TestOwnCasesOnGPU(t *testing.T) {
+	s, err := loomrt.Open(loomrt.Options{Backend: "cuda"})
+	if err != nil {
+		t.Skipf("no cuda backend: %v", err)
+	}
+	s.Close()
+	suite := loadDir(t, "testdata/*.loom")
+	cpu := results(t, suite, Options{Backend: "cpu"})
+	gpu := results(t, suite, Options{Backend: "cuda"})
+	passed := 0
+	for name, c := range cpu {
+		g, ok := gpu[name]
+		switch {
+		case !ok:
+			t.Errorf("%s: no cuda result", name)
+		case c.Backend == "cpu+sanitizer":
+			if g.Status != Skip || !strings.Contains(g.Reason, "has none") {
+				t.Errorf("%s on cuda: %s %q, want SKIP (no sanitizer)", name, g.Status, g.Reason)
+			}
+		case name == "cpu_only":
+			if g.Status != Skip {
+				t.Errorf("%s on cuda: %s, want SKIP", name, g.Status)
+			}
+		case g.Status != c.Status:
+			t.Errorf("%s: cuda %s %q, cpu %s %q", name, g.Status, g.Reason, c.Status, c.Reason)
+		case g.Status == Pass:
+			passed++
+			t.Logf("%s: cpu %v, cuda %v", name, c.Elapsed, g.Elapsed)
+		}
+	}
+	t.Logf("%d sub-cases pass on cuda as on cpu", passed)
+	fail := results(t, loadDir(t, "testdata/fail/*.loom"), Options{Backend: "cuda", Run: regexp.MustCompile(`^wrong_(equal|close|bitwise)$`)})
+	cpuFail := results(t, loadDir(t, "testdata/fail/*.loom"), Options{Backend: "cpu", Run: regexp.MustCompile(`^wrong_(equal|close|bitwise)$`)})
+	for name, c := range cpuFail {
+		if g := fail[name]; g.Status != Fail || g.Reason != c.Reason {
+			t.Errorf("%s: cuda %s %q, cpu %s %q", name, g.Status, g.Reason, c.Status, c.Reason)
+		}
 	}
 }
