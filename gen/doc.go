@@ -24,8 +24,11 @@ type DocKernel struct {
 	Signature                        string // the Go signature of Dispatch
 	Params                           []DocParam
 	Workgroups, WorkgroupSize        string
-	Checks                           []string
-	Fingerprint                      string
+	// WorkgroupStorage is the dynamic_workgroup_storage byte count, ""
+	// without the clause.
+	WorkgroupStorage string
+	Checks           []string
+	Fingerprint      string
 }
 
 // DocParam is one Dispatch parameter in the reference.
@@ -77,6 +80,9 @@ func (m *Model) Doc() DocData {
 		dk.Signature = fmt.Sprintf("func (k %s) Dispatch(%s) (loomrt.Dispatch, error)", k.GoName, strings.Join(sig, ", "))
 		dk.Workgroups = triple(k.Geometry.Workgroups, k)
 		dk.WorkgroupSize = triple(k.Geometry.WorkgroupSize, k)
+		if e := k.Geometry.DynamicWorkgroupStorage; e != nil {
+			dk.WorkgroupStorage = prettyExpr(e, k, nil)
+		}
 		for _, c := range k.Checks {
 			dk.Checks = append(dk.Checks, c.Text)
 		}

@@ -116,3 +116,24 @@ func TestWriteIfChanged(t *testing.T) {
 		t.Fatalf("stale: %v\n%s", err, diff)
 	}
 }
+
+// The kernel reference states the dynamic workgroup storage of a launch.
+func TestDocDynamicWorkgroupStorage(t *testing.T) {
+	src, err := os.ReadFile("../loom/testdata/dynamic_storage.loom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := BuildModel("x", []Source{{Name: "dynamic_storage.loom", Text: src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := RenderDoc(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Dynamic workgroup storage (bytes per workgroup): `tile*4`.", "Dynamic workgroup storage (bytes per workgroup): `words*4`."} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("reference lacks %q:\n%s", want, out)
+		}
+	}
+}
