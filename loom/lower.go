@@ -54,6 +54,20 @@ func init() {
 		"vector.sinf":              lowerSinCos,
 		"scalar.cosf":              lowerSinCos,
 		"vector.cosf":              lowerSinCos,
+		"vector.reduce":            lowerFastMath,
+		"vector.reduce.axes":       lowerFastMath,
+		"vector.dotf":              lowerFastMath,
+		"kernel.subgroup.reduce":   lowerFastMath,
+		"kernel.subgroup.scan":     lowerFastMath,
+		"kernel.workgroup.reduce":  lowerFastMath,
+		"kernel.workgroup.scan":    lowerFastMath,
+		"test.fact_uniform":        lowerTestFact,
+		"test.fact_lane_varying":   lowerTestFact,
+		"test.fact_lane_predicate": lowerTestFact,
+		"test.fact_non_negative":   lowerTestFact,
+		"test.fact_non_zero":       lowerTestFact,
+		"test.use":                 lowerTestFact,
+		"test.typed_use":           lowerTestFact,
 	}
 }
 
@@ -196,7 +210,8 @@ func (l *lowering) region(r *Region) *Region {
 			}
 		}
 		var repl []*Op
-		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && !op.Opaque {
+		rewritten := false
+		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.")) {
 			l.out, l.cur = nil, nop
 			ok, err := rule(l, nop)
 			if err != nil {
@@ -208,18 +223,18 @@ func (l *lowering) region(r *Region) *Region {
 				}
 				l.errs = append(l.errs, e)
 			} else if ok {
-				repl = l.out
+				repl, rewritten = l.out, true
 			}
 			l.out, l.cur = nil, nil
 		}
-		if repl == nil && nop == op && !changed {
+		if !rewritten && nop == op && !changed {
 			continue
 		}
 		if !changed {
 			changed = true
 			ops = append([]*Op(nil), r.Ops[:i]...)
 		}
-		if repl != nil {
+		if rewritten {
 			ops = append(ops, repl...)
 		} else {
 			ops = append(ops, nop)

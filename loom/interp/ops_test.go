@@ -221,3 +221,37 @@ func TestOpsDot(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsFastMathAndFacts checks loom/testdata/ops_misc.loom: reductions
+// with fast-math flags keep lane order (bit-exact against the sequential
+// Go sums) and the test probes give their proven answers.
+func TestOpsFastMathAndFacts(t *testing.T) {
+	const n = 200
+	xs := ramp(4*n, 3, 3)
+	r := compileRun(t, corpus(t, "ops_misc.loom"), "fastmath_reduce", Options{})
+	dst := make([]byte, 4*3*n)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(dst))
+	got := bytesF32(dst)
+	for i := 0; i < n; i++ {
+		v := xs[4*i : 4*i+4]
+		var s, d float32
+		mx := float32(-100)
+		for _, x := range v {
+			s += x
+			d = float32(math.FMA(float64(x), float64(x), float64(d)))
+			mx = max(mx, x)
+		}
+		for j, w := range []float32{s, d, mx} {
+			if got[3*i+j] != w {
+				t.Fatalf("row %d result %d: got %g, want %g", i, j, got[3*i+j], w)
+			}
+		}
+	}
+	r = compileRun(t, corpus(t, "ops_misc.loom"), "test_facts", Options{})
+	out := make([]byte, 4*4*n)
+	r.run(wl(n), idx(n), buf(out))
+	facts := bytesI32(out)
+	for i := 0; i < n; i++ {
+		checkWords(t, "facts", i, facts[4*i:], []int32{1, 0, 1, 0})
+	}
+}

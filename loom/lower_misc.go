@@ -1,0 +1,133 @@
+package loom
+
+import "strings"
+
+// Shared lowerings that settle annotations: fast-math flags on reductions
+// and dot products, and the test dialect's fact ops that real kernels leave
+// in.
+
+// lowerFastMath drops fast-math flags (reassoc|nnan|ninf|nsz|contract|…)
+// from the <kind, flags> parameter of a combining op. The flags permit a
+// backend to reorder or assume; ours never use the permission: vector.reduce
+// and vector.dotf combine in lane order on both backends (an order every
+// flag set allows), so dropping them keeps the results the written order
+// gives, bit for bit across backends.
+func lowerFastMath(l *lowering, op *Op) (bool, error) {
+	words := paramWords(op.Param)
+	var keep []string
+	for _, w := range words {
+		if !isFastMathFlag(w) {
+			keep = append(keep, w)
+		}
+	}
+	if len(keep) == len(words) {
+		return false, nil
+	}
+	c := *op
+	c.Param = strings.Join(keep, ", ")
+	l.out = append(l.out, &c)
+	return true, nil
+}
+
+// lowerTestFact materializes the test dialect's analysis probes as the
+// constants their definitions call for: test.fact_uniform is 1 when the
+// value is provably uniform across the workgroup (uniformOf below),
+// test.fact_lane_varying and test.fact_lane_predicate 1 when it provably
+// depends on the invocation; the other probes (non_negative, non_zero)
+// answer 0, "not proven", which their definitions allow. test.use, a
+// sink that keeps values alive, has no effect on results and is dropped.
+func lowerTestFact(l *lowering, op *Op) (bool, error) {
+	if op.Name == "test.use" || op.Name == "test.typed_use" {
+		return true, nil // the replacement is empty
+	}
+	if len(op.Operands) != 1 || len(op.Results) != 1 || op.Operands[0].Value == nil {
+		return true, l.errorf("takes one operand and one result")
+	}
+	v := op.Operands[0].Value
+	var bit int64
+	switch op.Name {
+	case "test.fact_uniform":
+		if l.uniform(v) {
+			bit = 1
+		}
+	case "test.fact_lane_varying", "test.fact_lane_predicate":
+		if l.laneDependent(v) {
+			bit = 1
+		}
+	case "test.fact_non_negative", "test.fact_non_zero":
+	default:
+		return true, l.errorf("analysis probe is not supported (it exposes Loom's own range analysis)")
+	}
+	t := op.Results[0].Type
+	if t == nil {
+		t = typeOfBits(1)
+	}
+	l.finish(l.intConst(t, bit))
+	return true, nil
+}
+
+// laneSources are ops whose results differ between invocations of one
+// workgroup.
+var laneSources = map[string]bool{
+	"kernel.workitem.id": true, "kernel.workitem.dispatch.id": true, "kernel.subgroup.lane.id": true,
+	"kernel.subgroup.id": true,
+}
+
+// uniform reports whether v is provably the same in every invocation of a
+// workgroup: computed by pure ops from launch parameters, constants,
+// config values and workgroup-level ids. Loads, atomics, collectives and
+// region arguments other than the kernel's parameters count as varying.
+func (l *lowering) uniform(v *Value) bool {
+	return l.walkDeps(v, func(op *Op) (bool, bool) {
+		d, _, _ := strings.Cut(op.Name, ".")
+		switch {
+		case laneSources[op.Name]:
+			return false, true
+		case strings.HasPrefix(op.Name, "kernel.workgroup.id") || strings.HasPrefix(op.Name, "kernel.workgroup.size") ||
+			strings.HasPrefix(op.Name, "kernel.workgroup.count") || strings.HasPrefix(op.Name, "kernel.subgroup.size") ||
+			strings.HasPrefix(op.Name, "kernel.subgroup.count"):
+			return true, true
+		case d == "index" || d == "scalar" || d == "config" || op.Name == "scf.select" || op.Name == "target.subgroup.size":
+			return true, false
+		}
+		return false, true
+	}, func(a *Value) bool { return a.Owner != nil && a.Owner.Label == "launch" })
+}
+
+// laneDependent reports whether v is computed from an invocation id.
+func (l *lowering) laneDependent(v *Value) bool {
+	return !l.walkDeps(v, func(op *Op) (bool, bool) {
+		if laneSources[op.Name] {
+			return false, true
+		}
+		return true, false
+	}, func(*Value) bool { return true })
+}
+
+// walkDeps follows v's definitions: visit returns (ok, stop) for an op and
+// arg decides a region argument. The answer is whether everything visited
+// was ok.
+func (l *lowering) walkDeps(v *Value, visit func(*Op) (bool, bool), arg func(*Value) bool) bool {
+	seen := map[*Value]bool{}
+	var walk func(v *Value) bool
+	walk = func(v *Value) bool {
+		if v == nil || seen[v] {
+			return true
+		}
+		seen[v] = true
+		if v.Def == nil {
+			return arg(v)
+		}
+		ok, stop := visit(v.Def)
+		if !ok || stop {
+			return ok
+		}
+		for _, o := range v.Def.Operands {
+			if !walk(o.Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(v)
+}
