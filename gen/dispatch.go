@@ -231,43 +231,60 @@ func (w *dispatchWriter) storage() (jen.Code, error) {
 		have = jen.Int().Call(jen.Id("storage"))
 	}
 	for _, u := range k.Storage {
-		if u.Bytes != nil && prettyExpr(u.Bytes, k, nil) == prettyExpr(e, k, nil) {
-			continue // the body takes what the launch config gives
+		w.storageCheck(u.Op.Pos, "kernel.workgroup.storage", "takes", u.Bytes, u.Reason, e, v, u.Whole)
+		if u.Views == nil || u.Bytes == nil || prettyExpr(u.Views, k, nil) != prettyExpr(u.Bytes, k, nil) {
+			w.storageCheck(u.Op.Pos, "the views over kernel.workgroup.storage", "span", u.Views, u.ViewsReason, e, v, false)
 		}
-		if u.Bytes == nil {
-			if !u.Whole {
-				w.skipped = append(w.skipped, fmt.Sprintf("kernel.workgroup.storage at %s fits the dynamic workgroup storage (%s)", u.Op.Pos, u.Reason))
-			}
-			continue
-		}
-		w.p.exact = true
-		n, err := w.p.print(u.Bytes)
-		w.p.exact = false
-		if err != nil {
-			w.p.guards = nil
-			w.skipped = append(w.skipped, fmt.Sprintf("kernel.workgroup.storage at %s fits the dynamic workgroup storage (%v)", u.Op.Pos, err))
-			continue
-		}
-		n = w.p.convert(n, "int64")
-		w.flushGuards()
-		avail := jen.Id("storage")
-		if v.c != nil {
-			avail = jen.Lit(v.c.Int)
-		}
-		tooBig := jen.Id("need").Op(">").Add(avail)
-		if strings.Contains(n.src, extentVar+".") {
-			if !w.spanVar {
-				w.spanVar = true
-				w.body = append(w.body, jen.Var().Id(extentVar).Id("loomExtent"))
-			}
-			tooBig = jen.Id(extentVar).Dot("invalid").Op("||").Add(tooBig)
-		}
-		w.body = append(w.body, jen.If(jen.Id("need").Op(":=").Id(typedConst(n).src), tooBig).Block(
-			w.fail(fmt.Sprintf("%%w: %s: kernel.workgroup.storage at %s takes %%d bytes; the launch config's dynamic_workgroup_storage gives %%d for these arguments",
-				k.Export, u.Op.Pos), jen.Id("need"), avail.Clone()),
-		))
 	}
 	return have, nil
+}
+
+// storageCheck emits the check that what (at pos) needs at most the
+// launch's dynamic workgroup storage: need bytes, given by the clause's
+// expression clause printed as have; a need Dispatch cannot compute is
+// listed with the skipped checks (reason), none when whole is set (the
+// buffer is all the launch gives) or need is the clause itself.
+func (w *dispatchWriter) storageCheck(pos loom.Pos, what, verb string, need *loom.Expr, reason string, clause *loom.Expr, have goVal, whole bool) {
+	k := w.k
+	if whole || (need != nil && prettyExpr(need, k, nil) == prettyExpr(clause, k, nil)) {
+		return
+	}
+	skip := func(why string) {
+		w.skipped = append(w.skipped, fmt.Sprintf("%s at %s fits the dynamic workgroup storage (%s)", what, pos, why))
+	}
+	if need == nil {
+		skip(reason)
+		return
+	}
+	w.p.exact = true
+	n, err := w.p.print(need)
+	w.p.exact = false
+	if err != nil {
+		w.p.guards = nil
+		skip(err.Error())
+		return
+	}
+	n = w.p.convert(n, "int64")
+	if n.c != nil && have.c != nil && n.c.Int <= have.c.Int {
+		return
+	}
+	w.flushGuards()
+	avail := jen.Id("storage")
+	if have.c != nil {
+		avail = jen.Lit(have.c.Int)
+	}
+	tooBig := jen.Id("need").Op(">").Add(avail)
+	if strings.Contains(n.src, extentVar+".") {
+		if !w.spanVar {
+			w.spanVar = true
+			w.body = append(w.body, jen.Var().Id(extentVar).Id("loomExtent"))
+		}
+		tooBig = jen.Id(extentVar).Dot("invalid").Op("||").Add(tooBig)
+	}
+	w.body = append(w.body, jen.If(jen.Id("need").Op(":=").Id(typedConst(n).src), tooBig).Block(
+		w.fail(fmt.Sprintf("%%w: %s: %s at %s %s %%d bytes; the launch config's dynamic_workgroup_storage gives %%d for these arguments",
+			k.Export, what, pos, verb), jen.Id("need"), avail.Clone()),
+	))
 }
 
 // emptyHint tells the caller what to do about a grid with no workgroups.

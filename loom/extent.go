@@ -118,16 +118,7 @@ func (c *extentCollector) collect(s *symEval, r *bodyResult, reaches func(*Opera
 		if !reaches(operandAt(op, 0)) {
 			continue
 		}
-		var vt *Type
-		if len(op.ResultTypes) > 0 {
-			vt = op.ResultTypes[0]
-		} else if len(op.Results) > 0 {
-			vt = op.Results[0].Type
-		}
-		if vt == nil || vt.Kind != TypeView {
-			return fmt.Errorf("%s: buffer.view without a view result type", op.Pos)
-		}
-		e, err := viewBytes(s, operandAt(op, 1), vt, op.Pos)
+		e, err := bufferViewBytes(s, op)
 		if err != nil {
 			return err
 		}
@@ -190,6 +181,21 @@ func (c *extentCollector) collect(s *symEval, r *bodyResult, reaches func(*Opera
 		}
 	}
 	return nil
+}
+
+// bufferViewBytes is the byte span of a buffer.view op from the start of
+// its buffer.
+func bufferViewBytes(s *symEval, op *Op) (*Expr, error) {
+	var vt *Type
+	if len(op.ResultTypes) > 0 {
+		vt = op.ResultTypes[0]
+	} else if len(op.Results) > 0 {
+		vt = op.Results[0].Type
+	}
+	if vt == nil || vt.Kind != TypeView {
+		return nil, fmt.Errorf("%s: buffer.view without a view result type", op.Pos)
+	}
+	return viewBytes(s, operandAt(op, 1), vt, op.Pos)
 }
 
 // viewBytes is off + Π dims · sizeof(elem) for a view type, as an offset

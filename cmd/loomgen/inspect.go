@@ -208,6 +208,9 @@ type storageReport struct {
 	Pos    string `json:"pos"`
 	Bytes  string `json:"bytes,omitempty"` // "all" without a byte count
 	Reason string `json:"unknown,omitempty"`
+	// Views is the byte span of the views over the buffer.
+	Views       string `json:"views,omitempty"`
+	ViewsReason string `json:"views_unknown,omitempty"`
 }
 
 type checkReport struct {
@@ -297,7 +300,10 @@ func buildReport(p *loom.Program) inspectReport {
 			kr.Extents = append(kr.Extents, er)
 		}
 		for _, u := range p.WorkgroupStorageUses(k) {
-			sr := storageReport{Pos: u.Op.Pos.String(), Reason: u.Reason}
+			sr := storageReport{Pos: u.Op.Pos.String(), Reason: u.Reason, ViewsReason: u.ViewsReason}
+			if u.Views != nil {
+				sr.Views = exprText(k, u.Views)
+			}
 			switch {
 			case u.Whole:
 				sr.Bytes = "all"
@@ -434,11 +440,14 @@ func writeText(w io.Writer, rep inspectReport) {
 			}
 		}
 		for _, s := range k.Storage {
-			if s.Bytes != "" {
-				fmt.Fprintf(w, "  workgroup storage at %s bytes %s\n", s.Pos, s.Bytes)
-			} else {
-				fmt.Fprintf(w, "  workgroup storage at %s bytes unknown: %s\n", s.Pos, s.Reason)
+			bytes, views := s.Bytes, s.Views
+			if bytes == "" {
+				bytes = "unknown (" + s.Reason + ")"
 			}
+			if views == "" {
+				views = "unknown (" + s.ViewsReason + ")"
+			}
+			fmt.Fprintf(w, "  workgroup storage at %s bytes %s, views span %s\n", s.Pos, bytes, views)
 		}
 		fmt.Fprintf(w, "  fingerprint %s\n", k.Fingerprint)
 	}
