@@ -283,10 +283,11 @@ func renderKernelsStruct(f *jen.File, m *Model) {
 
 func renderLoad(f *jen.File, m *Model) {
 	f.Comment("Load validates cfg and compiles every kernel of the package for s in one")
-	f.Comment("batch. Each kernel carries the signature fingerprint of the sources these")
-	f.Comment("bindings were generated from: if the embedded .loom has changed its")
-	f.Comment("signatures or access since, Load fails with loomrt.ErrStaleBinding;")
-	f.Comment("regenerate with go generate.")
+	f.Comment("batch. Each kernel carries the fingerprint of the sources these bindings")
+	f.Comment("were generated from: if the embedded .loom has since changed anything the")
+	f.Comment("bindings encode (signatures, access, element types, extents, launch")
+	f.Comment("config, predicates, config declarations), Load fails with")
+	f.Comment("loomrt.ErrStaleBinding naming what changed; regenerate with go generate.")
 	n := len(m.Kernels)
 	f.Func().Id("Load").Params(jen.Id("s").Op("*").Add(rt("Session")), jen.Id("cfg").Id("Config")).Params(jen.Op("*").Id("Kernels"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.If(jen.Err().Op(":=").Id("cfg").Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))

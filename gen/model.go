@@ -378,7 +378,7 @@ func buildKernel(prog *loom.Program, lk *loom.Kernel, names *uniqueNamer) (*Kern
 	}
 	k.Checks = prog.ArgChecks(lk)
 	k.Storage = prog.WorkgroupStorageUses(lk)
-	k.Fingerprint = loom.Fingerprint(lk, access)
+	k.Fingerprint = loom.Fingerprint(prog, lk)
 	if len(errs) > 0 {
 		return nil, errs
 	}

@@ -45,7 +45,8 @@ func BenchmarkParseAnalyse(b *testing.B) {
 			}
 			for _, k := range p.Kernels() {
 				acc := p.Access(k)
-				_ = Fingerprint(k, acc)
+				_ = acc
+				_ = Fingerprint(p, k)
 				_ = p.Extents(k)
 				_ = p.ArgChecks(k)
 				_, _ = p.LaunchExprs(k)

@@ -72,7 +72,7 @@ func analysisDump(p *Program) string {
 		for _, c := range p.ArgChecks(k) {
 			fmt.Fprintf(&b, "  check %s %d:%d\n", c.Text, c.Pos.Line, c.Pos.Col)
 		}
-		fmt.Fprintf(&b, "  fingerprint %s\n", Fingerprint(k, acc))
+		fmt.Fprintf(&b, "  fingerprint %s\n", Fingerprint(p, k))
 	}
 	return b.String()
 }

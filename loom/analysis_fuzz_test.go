@@ -39,8 +39,8 @@ func.def @k2(%x: buffer) {
 			return
 		}
 		for _, k := range p.Kernels() {
-			acc := p.Access(k)
-			_ = Fingerprint(k, acc)
+			_ = p.Access(k)
+			_ = Fingerprint(p, k)
 			for _, e := range p.Extents(k) {
 				if e.Bytes != nil {
 					_, _ = e.Bytes.Eval(&Env{})

@@ -179,7 +179,7 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 		prog: p.prog, kern: k, config: cfg, target: t,
 		info: KernelInfo{
 			Export:      spec.Export,
-			Fingerprint: loom.Fingerprint(k, access),
+			Fingerprint: loom.Fingerprint(p.prog, k),
 			Target:      t.Name,
 		},
 	}
@@ -226,8 +226,8 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 }
 
 // checkFingerprint compares the generated fingerprint with the compiled one
-// (binding mistake 19), describing the current signature so the message says
-// what the bindings must now match.
+// (binding mistake 19), naming the facts that changed and describing the
+// current signature so the message says what the bindings must now match.
 func checkFingerprint(spec *KernelSpec, info *KernelInfo) error {
 	if spec.Fingerprint == "" || spec.Fingerprint == info.Fingerprint {
 		return nil
@@ -240,8 +240,13 @@ func checkFingerprint(spec *KernelSpec, info *KernelInfo) error {
 		}
 		sig = append(sig, s)
 	}
-	return fmt.Errorf("%w: kernel %s: bindings were generated for fingerprint %s but the source now has %s (launch(%s)); run go generate",
-		ErrStaleBinding, spec.Export, spec.Fingerprint, info.Fingerprint, strings.Join(sig, ", "))
+	changed := loom.FingerprintDiff(spec.Fingerprint, info.Fingerprint)
+	what := "changed: " + strings.Join(changed, ", ")
+	if len(changed) == 1 && changed[0] == "format" {
+		what = "the bindings come from a loomgen with another fingerprint format"
+	}
+	return fmt.Errorf("%w: kernel %s: %s (bindings generated for fingerprint %s, the source now has %s; launch(%s)); run go generate",
+		ErrStaleBinding, spec.Export, what, spec.Fingerprint, info.Fingerprint, strings.Join(sig, ", "))
 }
 
 // configValues parses the requested config values in their declared types.

@@ -117,3 +117,29 @@ func TestCompileErrors(t *testing.T) {
 		t.Errorf("compile errors made the session unusable: %v", err)
 	}
 }
+
+// TestStaleBindingFacts: edits the old fingerprint (signatures and access
+// only) missed make Compile refuse bindings generated before them, naming
+// what changed.
+func TestStaleBindingFacts(t *testing.T) {
+	s := testSession(t)
+	src := pipelineSources(t)
+	fp := must(s.KernelInfo(must(s.Compile([]KernelSpec{{Sources: src, Export: "offset_add"}}))[0])).Fingerprint
+	edits := []struct{ name, old, new, changed string }{
+		{"view of i32 becomes f32", "%ov = buffer.view %out[%zero] : buffer -> view<[%n]xi32>\n  scf.if %inside {\n    %v = view.load %iv[%i] : view<[%n]xi32> -> i32\n    %r = scalar.addi %v, %k : i32\n    view.store %r, %ov[%i] : i32, view<[%n]xi32>",
+			"%ov = buffer.view %out[%zero] : buffer -> view<[%n]xf32>\n  scf.if %inside {\n    %v = view.load %iv[%i] : view<[%n]xi32> -> i32\n    %r = scalar.addi %v, %k : i32\n    %f = scalar.bitcast %r : i32 -> f32\n    view.store %f, %ov[%i] : f32, view<[%n]xf32>", "elements"},
+		{"view starts 64 bytes in", "%ov = buffer.view %out[%zero]", "%at = index.constant 64 : offset\n  %ov = buffer.view %out[%at]", "extents"},
+		{"grid formula", "%wgm1 = index.constant 15 : index\n  %padded", "%wgm1 = index.constant 0 : index\n  %padded", "launch"},
+	}
+	for _, e := range edits {
+		text := string(src[0].Text)
+		if !strings.Contains(text, e.old) {
+			t.Fatalf("%s: %q not in pipeline.loom", e.name, e.old)
+		}
+		text = strings.Replace(text, e.old, e.new, 1)
+		_, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: src[0].Name, Text: []byte(text)}}, Export: "offset_add", Fingerprint: fp}})
+		if !errors.Is(err, ErrStaleBinding) || !strings.Contains(err.Error(), "changed: "+e.changed) {
+			t.Errorf("%s: %v, want ErrStaleBinding naming %s", e.name, err, e.changed)
+		}
+	}
+}

@@ -312,7 +312,7 @@ func buildReport(p *loom.Program) inspectReport {
 			}
 			kr.Storage = append(kr.Storage, sr)
 		}
-		kr.Fingerprint = loom.Fingerprint(k, acc)
+		kr.Fingerprint = loom.Fingerprint(p, k)
 		rep.Kernels = append(rep.Kernels, kr)
 	}
 	defs, _ := p.ConfigDefaults()

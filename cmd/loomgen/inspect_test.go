@@ -70,7 +70,7 @@ func TestInspectJSON(t *testing.T) {
 		t.Fatal("no kernels")
 	}
 	for _, k := range rep.Kernels {
-		if len(k.Fingerprint) != 32 || k.Export == "" || k.Pos == "" {
+		if !strings.HasPrefix(k.Fingerprint, "v2-") || k.Export == "" || k.Pos == "" {
 			t.Errorf("incomplete kernel report %+v", k)
 		}
 		for _, a := range k.Access {

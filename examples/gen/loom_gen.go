@@ -98,10 +98,11 @@ type Kernels struct {
 }
 
 // Load validates cfg and compiles every kernel of the package for s in one
-// batch. Each kernel carries the signature fingerprint of the sources these
-// bindings were generated from: if the embedded .loom has changed its
-// signatures or access since, Load fails with loomrt.ErrStaleBinding;
-// regenerate with go generate.
+// batch. Each kernel carries the fingerprint of the sources these bindings
+// were generated from: if the embedded .loom has since changed anything the
+// bindings encode (signatures, access, element types, extents, launch
+// config, predicates, config declarations), Load fails with
+// loomrt.ErrStaleBinding naming what changed; regenerate with go generate.
 func Load(s *loomrt.Session, cfg Config) (*Kernels, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -112,31 +113,31 @@ func Load(s *loomrt.Session, cfg Config) (*Kernels, error) {
 		{
 			Config:      values,
 			Export:      "layer_norm",
-			Fingerprint: "d1980a90bcb09e403048d20e035089b1",
+			Fingerprint: "v2-8a0e4690-b906c0ac-9ac8ab35-82efb555-fa0be26a-8a64628b-45fbae2a",
 			Sources:     sources,
 		},
 		{
 			Config:      values,
 			Export:      "matmul_bias",
-			Fingerprint: "008e8204f7fc96873d11a046061623d6",
+			Fingerprint: "v2-52db3237-26076203-1cd9c4e6-30969f6f-d62b8419-e3b0c442-45fbae2a",
 			Sources:     sources,
 		},
 		{
 			Config:      values,
 			Export:      "gelu",
-			Fingerprint: "3d5ce05cf4e84117a098b10b6e176a2c",
+			Fingerprint: "v2-e9254c47-845ea871-1581e317-0108bca0-788bd094-e3b0c442-45fbae2a",
 			Sources:     sources,
 		},
 		{
 			Config:      values,
 			Export:      "add",
-			Fingerprint: "4d97af0b735655d5005c367a893955ee",
+			Fingerprint: "v2-322e776e-8508bbdc-af7d0c1e-39e78f61-788bd094-e3b0c442-45fbae2a",
 			Sources:     sources,
 		},
 		{
 			Config:      values,
 			Export:      "softmax_rows",
-			Fingerprint: "c7830378b2b3cc9cf05f21d56a263816",
+			Fingerprint: "v2-a262438f-cd87defd-add7be63-e69e2eaa-20245f10-e3b0c442-45fbae2a",
 			Sources:     sources,
 		},
 	})
