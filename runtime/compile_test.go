@@ -143,3 +143,62 @@ func TestStaleBindingFacts(t *testing.T) {
 		}
 	}
 }
+
+// A kernel compiles with its package's other files (here a template
+// provider in common.loom), and the cache key covers them: editing only
+// common.loom gives a new kernel that runs the new provider.
+func TestCompilePackageOfSeveralFiles(t *testing.T) {
+	s := testSession(t)
+	common := func(factor string) Source {
+		return Source{Name: "kernels/common.loom", Text: []byte(`template.decl @pkg.scale(%x: f32) -> (f32)
+template.def<@pkg.scale> @pkg.scale_by(%x: f32) -> (f32) {
+  %f = scalar.constant ` + factor + ` : f32
+  %y = scalar.mulf %x, %f : f32
+  template.return %y : f32
+}
+`)}
+	}
+	kernel := Source{Name: "kernels/k.loom", Text: []byte(`kernel.def export("k") @k() {
+  %one = index.constant 1 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%one, %one, %one) : index
+} launch(%out: buffer) {
+  %z = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %v = buffer.view %out[%z] : buffer -> view<1xf32>
+  %x = view.load %v[%c0] : view<1xf32> -> f32
+  %y = template.apply<@pkg.scale>(%x) : (f32) -> (f32)
+  view.store %y, %v[%c0] : f32, view<1xf32>
+  kernel.return
+}
+`)}
+	run := func(c Source) (Kernel, float32) {
+		t.Helper()
+		ks, err := s.Compile([]KernelSpec{{Sources: []Source{c, kernel}, Export: "k"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := must(Alloc[float32](s, 1))
+		if err := Upload(s, out, []float32{1.5}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Run([]Command{Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}, Args: []Arg{Buffer(out.Region().ReadWrite())}}}); err != nil {
+			t.Fatal(err)
+		}
+		return ks[0], must(ReadSlice(s, out))[0]
+	}
+	k2, y2 := run(common("2.0"))
+	k3, y3 := run(common("3.0"))
+	if y2 != 3 || y3 != 4.5 {
+		t.Errorf("results %v and %v, want 3 (×2) and 4.5 (×3)", y2, y3)
+	}
+	if k2 == k3 {
+		t.Error("editing common.loom alone gave the cached kernel")
+	}
+	if again, _ := run(common("2.0")); again != k2 {
+		t.Error("the same package compiled again is not the cached kernel")
+	}
+	// Alone, k.loom misses the template family.
+	if _, err := s.Compile([]KernelSpec{{Sources: []Source{kernel}, Export: "k"}}); err == nil || !strings.Contains(err.Error(), "kernels/k.loom:9:") {
+		t.Errorf("kernel file alone: %v", err)
+	}
+}
