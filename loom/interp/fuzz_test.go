@@ -55,6 +55,7 @@ func genKernel(data []byte, perGroup bool) string {
   %wgb = index.constant 256 : offset
   %wgm = buffer.alloca<workgroup> align(16) %wgb : buffer
   %tw = buffer.view %wgm[%z] : buffer -> view<64xf32>
+  %c2 = index.constant 2 : index
 `)
 		idxs = append(idxs, "%tid")
 	}
@@ -67,13 +68,15 @@ func genKernel(data []byte, perGroup bool) string {
 	store := "%vf"
 	if perGroup {
 		b.WriteString("  %vo = buffer.view %bo[" + at + "] : buffer -> view<[%n]xf32>\n")
+		// Rows of two for dense matrix fragments (kind 24).
+		b.WriteString("  %m2 = buffer.view %bf[" + at + "] : buffer -> view<[%n]x2xf32>\n")
 		store = "%vo"
 	}
 	// The shared form keeps the first 16 kinds of op: its seeds, run by
 	// go test with two workers, stay the race-free kernels they were.
 	kinds := 16
 	if perGroup {
-		kinds = 24
+		kinds = 25
 	}
 	var emit func(depth int, indent string)
 	emit = func(depth int, indent string) {
@@ -217,6 +220,16 @@ func genKernel(data []byte, perGroup bool) string {
 				w("  scf.yield %s : f32", pick(flts))
 				w("}")
 				w("view.store %s, %%tw[%s] : f32, view<64xf32>", x, pick(idxs))
+			case 24:
+				// Dense matrix fragments: a 2×2 by 2×2 vector.mma per
+				// work-item, one lane of it kept.
+				x, y, acc, r, e := fresh(), fresh(), fresh(), fresh(), fresh()
+				w("%s = vector.fragment.load<lhs> %%m2[%s, %%c0] shape [%%c2, %%c2] : view<[%%n]x2xf32> -> vector<4xf32>", x, pick(idxs))
+				w("%s = vector.fragment.load<rhs> %%m2[%s, %%c0] shape [%%c2, %%c2] : view<[%%n]x2xf32> -> vector<4xf32>", y, pick(idxs))
+				w("%s = vector.splat %s : f32 -> vector<4xf32>", acc, pick(flts))
+				w("%s = vector.mma %s, %s, %s : vector<4xf32>, vector<4xf32>, vector<4xf32>", r, x, y, acc)
+				w("%s = vector.extract %s[%s] : vector<4xf32> -> f32", e, r, pick([]string{"%c0", "%c1"}))
+				flts = append(flts, e)
 			}
 		}
 	}
@@ -237,6 +250,8 @@ func FuzzRun(f *testing.F) {
 	// per-group form (kinds 22 and 23).
 	f.Add([]byte{5, 22, 0, 3, 4, 0, 23, 2, 0, 4, 22, 2, 1, 3, 1, 21, 0, 4, 20, 4})
 	f.Add([]byte{4, 0, 7, 22, 1, 4, 4, 2, 14, 22, 0, 4, 4, 0, 9, 4})
+	// Dense matrix fragments in the per-group form (kind 24).
+	f.Add([]byte{4, 24, 0, 1, 0, 0, 24, 2, 2, 0, 1, 10, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 400 {
 			return

@@ -48,7 +48,6 @@ func BenchmarkTensorCoreVersusCublas(b *testing.B) {
 	}{
 		{"f16_4096", "matmul_tc_f16", &loom.Type{Kind: loom.TypeFloat, Name: "f16", Bits: 16}, 0},
 		{"bf16_4096", "matmul_tc_bf16", &loom.Type{Kind: loom.TypeFloat, Name: "bf16", Bits: 16}, 1},
-		{"f16_w4_4096", "matmul_tc_f16_w4", &loom.Type{Kind: loom.TypeFloat, Name: "f16", Bits: 16}, 0},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			gemm := func(a, bm, out uintptr) error {
@@ -89,10 +88,17 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, export strin
 	if err != nil {
 		b.Fatal(err)
 	}
-	grid, block, err := launchGeometry(m, export, int64(size), int64(size), int64(size))
+	grid, block, storage, err := tensorLaunch(m, export, int64(size), int64(size), int64(size))
 	if err != nil {
 		b.Fatal(err)
 	}
+	if storage > 0 {
+		if err := fn.SetMaxDynamicSharedBytes(storage); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(fn.Attributes().NumRegs), "regs")
+	b.ReportMetric(float64(fn.Attributes().LocalSizeBytes), "local-bytes")
 	av, araw := halfOperand(size*size, 1, el)
 	bv, braw := halfOperand(size*size, 2, el)
 	da, db := upload(b, ctx, araw), upload(b, ctx, braw)
@@ -112,7 +118,7 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, export strin
 	if err := a.Err(); err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Launch(fn, grid, block, 0, a); err != nil {
+	if err := s.Launch(fn, grid, block, uint32(storage), a); err != nil {
 		b.Fatalf("ours: %v", err)
 	}
 	if err := gemm(uintptr(da.Ptr()), uintptr(db.Ptr()), uintptr(cBlas.Ptr())); err != nil {
@@ -155,7 +161,7 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, export strin
 			return float64(d.Nanoseconds()) / 1e3 / float64(b.N), err
 		}
 	}
-	ours := round(func() error { return s.Launch(fn, grid, block, 0, a) })
+	ours := round(func() error { return s.Launch(fn, grid, block, uint32(storage), a) })
 	blas := round(func() error { return gemm(uintptr(da.Ptr()), uintptr(db.Ptr()), uintptr(cBlas.Ptr())) })
 	b.ResetTimer()
 	r, err := sidebyside.Run(15, blas, ours)

@@ -141,7 +141,8 @@ func TestHalfBits(t *testing.T) {
 // FuzzCompile feeds arbitrary sources through the parser and compiles every
 // kernel: the compiler may refuse, but must never fail internally.
 func FuzzCompile(f *testing.F) {
-	for _, p := range []string{"../testdata/saxpy.loom", "../testdata/softmax_row.loom", "../testdata/while_collatz.loom", "../testdata/subgroup_reduce.loom"} {
+	for _, p := range []string{"../testdata/saxpy.loom", "../testdata/softmax_row.loom", "../testdata/while_collatz.loom", "../testdata/subgroup_reduce.loom",
+		"../testdata/fragment_mma.loom", "testdata/matmul_tc.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

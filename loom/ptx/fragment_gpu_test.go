@@ -83,8 +83,13 @@ func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *kcase) 
 			t.Fatalf("parameter of %d bytes", p.Size)
 		}
 	}
+	if n := c.launch.WorkgroupStorage; n > 0 {
+		if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-	if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), 0, a); err != nil {
+	if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
 		t.Fatalf("launch: %v", err)
 	}
 	if err := s.Synchronize(); err != nil {
@@ -130,7 +135,8 @@ func TestFragmentPTX(t *testing.T) {
 		}
 	}
 	mm := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
-	for _, export := range []string{"matmul_tc_f16", "matmul_tc_bf16"} {
+	for _, kd := range mm.Kernels {
+		export := kd.Export
 		k, err := Compile([]*loom.Module{mm}, export, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", export, err)
@@ -187,14 +193,15 @@ func TestGPUFragments(t *testing.T) {
 	}
 }
 
-// TestTensorCoreMatmulCPU checks the benchmark's Loom matmul itself on the
-// CPU executor against a Go matmul on exact inputs (so a kernel bug cannot
-// hide behind agreeing backends), at m = n = 128 and k = 96 (three steps
-// through both workgroup buffers).
+// TestTensorCoreMatmulCPU checks the benchmark's Loom matmuls themselves
+// on the CPU executor against a Go matmul on exact inputs (so a kernel bug
+// cannot hide behind agreeing backends), at m = 128, n = 256, k = 128
+// (several steps through both workgroup buffers).
 func TestTensorCoreMatmulCPU(t *testing.T) {
 	m := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
-	for _, export := range []string{"matmul_tc_f16", "matmul_tc_bf16", "matmul_tc_f16_w4"} {
-		kd := findKernel(t, m, export)
+	const rows, cols, depth = 128, 256, 128
+	for _, kd := range m.Kernels {
+		export := kd.Export
 		// The kernel copies its operands as i32 words: the element type
 		// is in the name.
 		name, _, _ := strings.Cut(strings.TrimPrefix(export, "matmul_tc_"), "_")
@@ -203,16 +210,21 @@ func TestTensorCoreMatmulCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const rows, cols, depth = 128, 128, 96
 		c.args[0].Bits, c.args[1].Bits, c.args[2].Bits = rows, cols, depth
 		av, araw := halfOperand(rows*depth, 5, el)
 		bv, braw := halfOperand(depth*cols, 6, el)
 		c.args[3].Buffer, c.args[4].Buffer = araw, braw
 		c.args[5].Buffer = make([]byte, 4*rows*cols)
-		c.launch.Workgroups = [3]int{cols / 128, rows / 128, 1}
-		out, err := runCPU(c)
+		grid, block, storage, err := tensorLaunch(m, export, rows, cols, depth)
 		if err != nil {
 			t.Fatal(err)
+		}
+		c.launch.Workgroups = [3]int{int(grid.X), int(grid.Y), int(grid.Z)}
+		c.launch.WorkgroupSize = [3]int{int(block.X), int(block.Y), int(block.Z)}
+		c.launch.WorkgroupStorage = storage
+		out, err := runCPU(c)
+		if err != nil {
+			t.Fatalf("%s: %v", export, err)
 		}
 		got := f32s(out[5])
 		for i := range rows {
@@ -227,6 +239,28 @@ func TestTensorCoreMatmulCPU(t *testing.T) {
 			}
 		}
 	}
+}
+
+// tensorLaunch is the geometry and dynamic workgroup storage of a
+// matmul_tc kernel for m×n×k.
+func tensorLaunch(m *loom.Module, export string, rows, cols, depth int64) (grid, block hip.Dim3, storage int, err error) {
+	if grid, block, err = launchGeometry(m, export, rows, cols, depth); err != nil {
+		return
+	}
+	prog, err := loom.NewProgram(m)
+	if err != nil {
+		return
+	}
+	kd, err := prog.Kernel(export)
+	if err != nil {
+		return
+	}
+	env := &loom.Env{Target: loom.TargetGPU}
+	for i, w := range kd.Workload {
+		env.Workload = append(env.Workload, loom.Const{Type: w.Type, Int: []int64{rows, cols, depth}[i]})
+	}
+	n, err := prog.LaunchStorage(kd, env)
+	return grid, block, int(n), err
 }
 
 func findKernel(t *testing.T, m *loom.Module, export string) *loom.Kernel {

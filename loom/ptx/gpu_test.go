@@ -156,6 +156,12 @@ func TestGPUCorpus(t *testing.T) {
 					a.SetBytes(j, b)
 				}
 			}
+			if n := c.launch.WorkgroupStorage; n > 0 {
+				// Past 48 KiB a kernel must opt in to its dynamic storage.
+				if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
+					t.Fatal(err)
+				}
+			}
 			dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
 			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
 				t.Fatalf("launch: %v", err)
@@ -236,6 +242,12 @@ func TestGPUVectorMisaligned(t *testing.T) {
 					a.SetUint32(j, uint32(arg.Bits))
 				default:
 					t.Skipf("parameter of %d bytes", p.Size)
+				}
+			}
+			if n := c.launch.WorkgroupStorage; n > 0 {
+				// Past 48 KiB a kernel must opt in to its dynamic storage.
+				if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
+					t.Fatal(err)
 				}
 			}
 			dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }

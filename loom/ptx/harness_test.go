@@ -90,9 +90,10 @@ func newCase(mods []*loom.Module, kd *loom.Kernel, cfg map[string]loom.Const, se
 	// the named defaults where they satisfy them too; a kernel no choice
 	// satisfies is left out (a launch breaking its `where` is not legal).
 	good := false
-	for try := 0; try < 16 && !good; try++ {
-		size := []int64{70, 64, 96, 128, 32, 16, 8, 4}[try%8]
-		named := try < 8
+	sizes := []int64{70, 64, 96, 128, 32, 16, 8, 4, 256}
+	for try := 0; try < 2*len(sizes) && !good; try++ {
+		size := sizes[try%len(sizes)]
+		named := try < len(sizes)
 		env = &loom.Env{Config: cfg, Target: loom.TargetGPU}
 		byName := map[string]loom.Const{}
 		for _, p := range kd.Launch {
