@@ -112,7 +112,11 @@ func FingerprintTexts(p *Program, k *Kernel) []string {
 		case u.Bytes != nil:
 			f = u.Bytes.String()
 		}
-		b.WriteString("workgroup storage " + f + "\n")
+		views := "unknown"
+		if u.Views != nil {
+			views = u.Views.String()
+		}
+		b.WriteString("workgroup storage " + f + " views " + views + "\n")
 	}
 	next(3)
 	if l, err := p.LaunchExprs(k); err != nil {

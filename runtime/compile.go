@@ -173,6 +173,9 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 	if err != nil {
 		return fail(err)
 	}
+	if err := checkConfig(p.prog, cfg); err != nil {
+		return fail(err)
+	}
 	t := s.be.target()
 	access := p.prog.Access(k)
 	ck := &compiledKernel{
@@ -274,6 +277,32 @@ func configValues(prog *loom.Program, vals []ConfigValue) (map[string]loom.Const
 		cfg[key] = c
 	}
 	return cfg, nil
+}
+
+// checkConfig evaluates the predicates of every config.decl that has a
+// value (set or defaulted) against cfg, as the generated Validate does, so
+// a caller that does not go through Validate is held to them too (binding
+// mistake 12). A refusal wraps ErrArgument.
+func checkConfig(prog *loom.Program, cfg map[string]loom.Const) error {
+	env := &loom.Env{Config: cfg}
+	for _, m := range prog.Modules {
+		for _, d := range m.ConfigDecls {
+			v, ok := cfg[d.Symbol]
+			if !ok {
+				continue
+			}
+			for _, c := range loom.ConfigChecks(d) {
+				holds, err := c.Eval(env)
+				if err != nil {
+					return fmt.Errorf("%w: config @%s = %s: %s at %s cannot be checked: %w", ErrArgument, d.Symbol, v, c.Text, c.Pos, err)
+				}
+				if !holds {
+					return fmt.Errorf("%w: config @%s = %s violates %s at %s", ErrArgument, d.Symbol, v, c.Text, c.Pos)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // staticWorkgroupSize evaluates the workgroup size when it depends on no

@@ -202,3 +202,30 @@ template.def<@pkg.scale> @pkg.scale_by(%x: f32) -> (f32) {
 		t.Errorf("kernel file alone: %v", err)
 	}
 }
+
+// TestCompileConfigPredicates: Compile enforces the config.decl predicates
+// for any caller, not only through the generated Validate.
+func TestCompileConfigPredicates(t *testing.T) {
+	s := testSession(t)
+	src := pipelineSources(t)
+	for _, c := range []struct {
+		value, broken string
+	}{
+		{"48", "pow2(%b)"},
+		{"1024", "range(%b, 32, 512)"},
+		{"16", "range(%b, 32, 512)"},
+		{"128", ""},
+	} {
+		_, err := s.Compile([]KernelSpec{{Sources: src, Export: "axpy", Config: []ConfigValue{{"pipe.block", c.value}}}})
+		if c.broken == "" {
+			if err != nil {
+				t.Errorf("pipe.block = %s: %v", c.value, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrCompile) || !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), c.broken) ||
+			!strings.Contains(err.Error(), "testdata/pipeline.loom:6:") {
+			t.Errorf("pipe.block = %s: %v, want ErrCompile and ErrArgument naming %s at its position", c.value, err, c.broken)
+		}
+	}
+}
