@@ -513,7 +513,11 @@ func (e *eval) call(op *loom.Op) error {
 	if err != nil {
 		return failf("%s: func.call @%s: launch config: %v", op.Pos, op.Symbol, err)
 	}
-	d := loomrt.Dispatch{Kernel: h}
+	storage, err := s.LaunchStorage(h, workload)
+	if err != nil {
+		return failf("%s: func.call @%s: launch config: %v", op.Pos, op.Symbol, err)
+	}
+	d := loomrt.Dispatch{Kernel: h, WorkgroupStorage: storage}
 	for ax := range 3 {
 		d.Workgroups[ax], d.WorkgroupSize[ax] = int(geo.Workgroups[ax]), int(geo.WorkgroupSize[ax])
 	}

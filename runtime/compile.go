@@ -331,21 +331,43 @@ func staticWorkgroupSize(prog *loom.Program, k *loom.Kernel, cfg map[string]loom
 // LaunchConfig evaluates k's launch-config region for the given workload
 // arguments (in workload-signature order) with the kernel's compiled config.
 func (s *Session) LaunchConfig(k Kernel, workload []loom.Const) (loom.Geometry, error) {
+	var g loom.Geometry
+	err := s.evalLaunch(k, workload, func(ck *compiledKernel, env *loom.Env) (err error) {
+		g, err = ck.prog.LaunchConfig(ck.kern, env)
+		return err
+	})
+	return g, err
+}
+
+// LaunchStorage evaluates the dynamic_workgroup_storage clause of k's
+// launch config (Dispatch.WorkgroupStorage) for the given workload
+// arguments; 0 for a kernel without one.
+func (s *Session) LaunchStorage(k Kernel, workload []loom.Const) (int, error) {
+	var n int64
+	err := s.evalLaunch(k, workload, func(ck *compiledKernel, env *loom.Env) (err error) {
+		n, err = ck.prog.LaunchStorage(ck.kern, env)
+		return err
+	})
+	return int(n), err
+}
+
+// evalLaunch runs eval on k's compiled kernel with the workload's
+// environment, wording its errors.
+func (s *Session) evalLaunch(k Kernel, workload []loom.Const, eval func(*compiledKernel, *loom.Env) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(); err != nil {
-		return loom.Geometry{}, err
+		return err
 	}
 	ck, err := s.kernel(k)
 	if err != nil {
-		return loom.Geometry{}, err
+		return err
 	}
 	if len(workload) != len(ck.kern.Workload) {
-		return loom.Geometry{}, fmt.Errorf("%w: kernel %s: %d workload arguments, its workload signature has %d", ErrArgument, ck.info.Export, len(workload), len(ck.kern.Workload))
+		return fmt.Errorf("%w: kernel %s: %d workload arguments, its workload signature has %d", ErrArgument, ck.info.Export, len(workload), len(ck.kern.Workload))
 	}
-	g, err := ck.prog.LaunchConfig(ck.kern, &loom.Env{Workload: workload, Config: ck.config, Target: ck.target})
-	if err != nil {
-		return loom.Geometry{}, fmt.Errorf("%w: kernel %s: %w", ErrArgument, ck.info.Export, err)
+	if err := eval(ck, &loom.Env{Workload: workload, Config: ck.config, Target: ck.target}); err != nil {
+		return fmt.Errorf("%w: kernel %s: %w", ErrArgument, ck.info.Export, err)
 	}
-	return g, nil
+	return nil
 }

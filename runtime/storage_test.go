@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/loom"
 )
 
 // storageSessions are a CPU session and, where a GPU and its driver are
@@ -64,9 +65,13 @@ func TestDynamicWorkgroupStorageBackends(t *testing.T) {
 				t.Fatalf("kernel info: dynamic storage %v, at most %d bytes; want at least %d", info.DynamicWorkgroupStorage, info.MaxWorkgroupStorage, 4*words)
 			}
 			t.Logf("%s: at most %d bytes of dynamic workgroup storage", s.Backend(), info.MaxWorkgroupStorage)
+			storage, err := s.LaunchStorage(ks[0], []loom.Const{{Type: &loom.Type{Kind: loom.TypeIndex, Name: "index"}, Int: words}})
+			if err != nil || storage != 4*words {
+				t.Fatalf("LaunchStorage = %d, %v; want %d", storage, err, 4*words)
+			}
 			out := must(Alloc[int32](s, 256))
 			d := Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{256, 1, 1},
-				WorkgroupStorage: 4 * words, Args: []Arg{Index(words), Buffer(out.Region().Write())}}
+				WorkgroupStorage: storage, Args: []Arg{Index(words), Buffer(out.Region().Write())}}
 			if err := s.Run([]Command{d}); err != nil {
 				t.Fatal(err)
 			}
