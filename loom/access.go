@@ -90,6 +90,19 @@ type ParamAccess struct {
 	Elem *Type
 }
 
+// Alignment is the byte alignment a binding of the parameter must have:
+// the element size of its views when they share one element type (a
+// power of two: 1 to 8), else 1. Dispatch refuses a binding at another
+// offset, and the PTX backend relies on it to access the views' elements
+// with single instructions (Loom's targets likewise require naturally
+// aligned element accesses).
+func (a ParamAccess) Alignment() int {
+	if a.Elem == nil || a.Elem.ByteSize() <= 1 {
+		return 1
+	}
+	return a.Elem.ByteSize()
+}
+
 // isMemoryParam reports whether a launch parameter carries storage.
 func isMemoryParam(v *Value) bool {
 	return v != nil && v.Type != nil && (v.Type.Kind == TypeBuffer || v.Type.Kind == TypeView)

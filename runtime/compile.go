@@ -198,9 +198,10 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 		if err != nil {
 			return fail(fmt.Errorf("%s: parameter %%%s: %w", v.Pos, v.Name, err))
 		}
-		pi := ParamInfo{Name: v.Name, Type: v.Type.String(), Buffer: kind == argBuffer, Bytes: size}
+		pi := ParamInfo{Name: v.Name, Type: v.Type.String(), Buffer: kind == argBuffer, Bytes: size, Align: 1}
 		if kind == argBuffer {
 			pi.Access = byIndex[i].Access
+			pi.Align = byIndex[i].Alignment()
 		}
 		ck.kinds = append(ck.kinds, kind)
 		ck.info.Params = append(ck.info.Params, pi)

@@ -39,10 +39,10 @@ func TestCompileMetadata(t *testing.T) {
 		t.Errorf("axpy info %+v", axpy)
 	}
 	wantParams := []ParamInfo{
-		{Name: "n", Type: "index", Bytes: 4},
-		{Name: "a", Type: "f32", Bytes: 4},
-		{Name: "x", Type: "buffer", Buffer: true, Access: AccessRead},
-		{Name: "y", Type: "buffer", Buffer: true, Access: AccessReadWrite},
+		{Name: "n", Type: "index", Bytes: 4, Align: 1},
+		{Name: "a", Type: "f32", Bytes: 4, Align: 1},
+		{Name: "x", Type: "buffer", Buffer: true, Access: AccessRead, Align: 4},
+		{Name: "y", Type: "buffer", Buffer: true, Access: AccessReadWrite, Align: 4},
 	}
 	for i, p := range wantParams {
 		if i >= len(axpy.Params) || axpy.Params[i] != p {

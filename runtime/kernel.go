@@ -66,6 +66,10 @@ type ParamInfo struct {
 	// Bytes is the carrier width of a scalar parameter on the compiled
 	// target (index is 4 bytes on the GPU profile); 0 for buffers.
 	Bytes int
+	// Align is the byte alignment a buffer binding's offset must have (the
+	// element size of its views, loom.ParamAccess.Alignment); 1 for
+	// scalars.
+	Align int
 }
 
 // KernelInfo returns the compiled metadata of k.

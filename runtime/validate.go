@@ -121,7 +121,8 @@ func (s *Session) packArgs(ck *compiledKernel, args []Arg, out []launchArg, span
 		}
 		al := allocs[r.alloc]
 		if al == nil || r.off < 0 || r.n < 0 || r.off > al.size || r.n > al.size-r.off ||
-			acc > AccessReadWrite || !acc.Covers(params[i].Access) || (al.weight && acc.Writes()) {
+			acc > AccessReadWrite || !acc.Covers(params[i].Access) || (al.weight && acc.Writes()) ||
+			params[i].Align > 1 && r.off&(params[i].Align-1) != 0 {
 			return spans, s.argError(ck, args, i)
 		}
 		o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size = true, al.mem, r.off, r.n, 0, 0
@@ -166,6 +167,10 @@ func (s *Session) argError(ck *compiledKernel, args []Arg, i int) error {
 	}
 	if al.weight && b.Access.Writes() {
 		return fmt.Errorf("%w: kernel %s: parameter %%%s binds weight %v for %s", ErrWeightWrite, name, p.Name, b.Region, b.Access)
+	}
+	if p.Align > 1 && b.Region.off%p.Align != 0 {
+		return fmt.Errorf("%w: kernel %s: parameter %%%s: region offset %d is not a multiple of %d, the element size of the kernel's views of it (%s)",
+			ErrArgument, name, p.Name, b.Region.off, p.Align, p.Type)
 	}
 	return fmt.Errorf("%w: kernel %s: parameter %%%s: %v refused without a reason (internal error)", ErrArgument, name, p.Name, *a)
 }

@@ -255,3 +255,32 @@ func TestOpsFastMathAndFacts(t *testing.T) {
 		checkWords(t, "facts", i, facts[4*i:], []int32{1, 0, 1, 0})
 	}
 }
+
+// TestUnalignedAccess runs loom/testdata/unaligned_access.loom at byte
+// shifts that misalign every element size; the CPU executor reads and
+// writes the little-endian bytes at any offset.
+func TestUnalignedAccess(t *testing.T) {
+	const n = 100
+	for _, shift := range []int{0, 1, 2, 3, 5} {
+		r := compileRun(t, corpus(t, "unaligned_access.loom"), "unaligned_words", Options{})
+		src := make([]byte, shift+1+8*n+8)
+		s := uint32(99)
+		for i := range src {
+			s = s*1664525 + 1013904223
+			src[i] = byte(s >> 24)
+		}
+		dst := make([]byte, shift+1+16*n)
+		scratch := make([]byte, shift+1+8*n)
+		r.run(wl(n), idx(n), buf(src), buf(dst), buf(scratch), Arg{Bits: uint64(shift)})
+		odd := shift + 1
+		for i := 0; i < n; i++ {
+			a := int32(binary.LittleEndian.Uint32(src[shift+4*i:]))
+			b := int32(int16(binary.LittleEndian.Uint16(src[odd+2*i:])))
+			c := int32(uint32(binary.LittleEndian.Uint64(src[odd+8*i:]) >> 29))
+			d := a & 2047
+			want := []int32{a ^ b, c + d, d ^ d, c}
+			got := bytesI32(dst[odd+16*i : odd+16*i+16])
+			checkWords(t, "unaligned", i, got, want)
+		}
+	}
+}

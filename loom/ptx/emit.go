@@ -34,6 +34,10 @@ type val struct {
 	// be a multiple of, given alignPred (when set) holds at run time.
 	align     int64
 	alignPred string
+	// nat is a power of two the address of a buffer or view is always a
+	// multiple of (0: nothing known); scalar accesses test their address
+	// at run time when it is below the element size (unaligned.go).
+	nat int64
 	// frag marks a vector holding a subgroup matrix fragment in the
 	// tensor cores' register layout (fragment.go); vec then holds those
 	// registers, not Loom's payload components.
@@ -154,6 +158,11 @@ func (e *emitter) compile() (*Kernel, error) {
 	out := &Kernel{Entry: entryName(k.Export)}
 	var params []string
 	vecMem := usesVectorMemory(e.prog, k.Body, map[string]bool{})
+	// Dispatch binds each buffer at a multiple of its views' element size.
+	bindAlign := map[int]int64{}
+	for _, a := range e.prog.Access(k) {
+		bindAlign[a.Index] = int64(a.Alignment())
+	}
 	launch := k.Launch
 	if len(k.Body.Args) == len(launch) {
 		launch = k.Body.Args
@@ -170,7 +179,7 @@ func (e *emitter) compile() (*Kernel, error) {
 			out.Params = append(out.Params, Param{Name: p.Name, Size: 8, Align: 8, Buffer: true})
 			raw := e.newReg(cRd)
 			e.ins("ld.param.u64 %s, [%s]", raw, pname)
-			v = &val{t: p.Type, reg: e.newReg(cRd), space: "global"}
+			v = &val{t: p.Type, reg: e.newReg(cRd), space: "global", nat: bindAlign[i]}
 			e.ins("cvta.to.global.u64 %s, %s", v.reg, raw)
 			if vecMem {
 				e.alignBufferParam(v)

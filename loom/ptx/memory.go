@@ -33,7 +33,7 @@ func (e *emitter) memory(op *loom.Op, rest string) error {
 		if err != nil {
 			return err
 		}
-		out := &val{t: resultType(op, 0), reg: v.reg, space: v.space, elem: v.elem, strides: v.strides, align: v.align, alignPred: v.alignPred}
+		out := &val{t: resultType(op, 0), reg: v.reg, space: v.space, elem: v.elem, strides: v.strides, align: v.align, alignPred: v.alignPred, nat: v.nat}
 		if err := e.dimsOf(out, out.t, op.Pos); err != nil {
 			return err
 		}
@@ -135,6 +135,7 @@ func (e *emitter) bufferView(op *loom.Op) error {
 	}
 	out := &val{t: resultType(op, 0), space: b.space, reg: b.reg, alignPred: b.alignPred}
 	out.align = min(b.align, pow2Of(off)) // off counts bytes
+	out.nat = min(b.nat, pow2Of(off))
 	if !(off.known && off.ci == 0) {
 		out.reg = e.newReg(cRd)
 		e.ins("add.s64 %s, %s, %s", out.reg, b.reg, off.reg)
@@ -173,7 +174,7 @@ func (e *emitter) alloca(op *loom.Op) error {
 	}
 	name := fmt.Sprintf("%s_%d", prefix, len(e.statics))
 	e.statics = append(e.statics, fmt.Sprintf(".%s .align %d .b8 %s[%d]", space, align, name, size))
-	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: space, align: align}
+	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: space, align: align, nat: align}
 	e.ins("mov.u64 %s, %s", out.reg, name)
 	return e.define(op, 0, out)
 }
@@ -223,6 +224,7 @@ func (e *emitter) subview(op *loom.Op) error {
 	}
 	out := &val{t: resultType(op, 0), reg: base, space: v.space, strides: v.strides, alignPred: v.alignPred}
 	out.align = addrAlign(v, offs)
+	out.nat = natAlign(v, offs)
 	if err := e.dimsOf(out, out.t, op.Pos); err != nil {
 		return err
 	}
@@ -279,7 +281,7 @@ func (e *emitter) load(op *loom.Op) error {
 	if op.Param == "volatile" || op.HasWord("volatile") {
 		qual = ".volatile"
 	}
-	return e.define(op, 0, e.loadInto(v.elem, v.space, qual, addr))
+	return e.define(op, 0, e.loadElem(v, qual, addr))
 }
 
 func (e *emitter) store(op *loom.Op) error {
@@ -309,7 +311,7 @@ func (e *emitter) store(op *loom.Op) error {
 	if op.Param == "volatile" || op.HasWord("volatile") {
 		qual = ".volatile"
 	}
-	e.storeFrom(v.elem, v.space, qual, addr, x)
+	e.storeElem(v, qual, addr, x)
 	return nil
 }
 

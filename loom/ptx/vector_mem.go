@@ -128,6 +128,20 @@ func addrAlign(v *val, idx []*val) int64 {
 	return a
 }
 
+// natAlign is natural-alignment fact of base + Σ idx_k·stride_k·size: the
+// view's, lowered by index terms that are not multiples of it.
+func natAlign(v *val, idx []*val) int64 {
+	size := int64(carrierBytes(v.elem))
+	a := min(max(v.nat, 1), 1<<30)
+	for k, i := range idx {
+		if k >= len(v.strides) {
+			break
+		}
+		a = min(a, min(pow2Of(i)*pow2Of(v.strides[k]), 1<<30)*size)
+	}
+	return a
+}
+
 // vecMemory lowers vector.load/store and their .mask forms. The vector's
 // axes map onto the view's trailing axes. Each row of the vector (its
 // last axis) is contiguous in a dense view; unmasked rows of 32- or 64-bit
@@ -250,24 +264,30 @@ func (e *emitter) vecMemory(op *loom.Op, rest string) error {
 				e.ins("add.s64 %s, %s, %s", t, addr, t)
 				return t
 			}
-			if w := e.vectorWidth(v, row-j, size, rowAlign, j, contiguous && !masked); w > 1 {
+			if w := e.vectorWidth(v, row-j, size, rowAlign, j, contiguous && !masked && !needsGuard(v)); w > 1 {
 				e.wideAccess(v, store, x, comps, c, int(w), addr, j*size)
 				j += w
 				continue
 			}
 			ea := elemAddr(j)
 			switch {
+			case store && mask != nil && needsGuard(v):
+				e.guardedStore(v.elem, v.space, "", ea, mask.vec[c].reg, x.vec[c])
 			case store && mask != nil:
 				e.storePred(v.elem, v.space, ea, x.vec[c], mask.vec[c])
 			case store:
-				e.storeFrom(v.elem, v.space, "", ea, x.vec[c])
+				e.storeElem(v, "", ea, x.vec[c])
 			case mask != nil:
 				out := &val{t: v.elem, reg: e.newReg(classOf(v.elem))}
 				e.mov(out, pass.vec[c])
-				e.loadPred(out, v.space, ea, mask.vec[c])
+				if needsGuard(v) {
+					e.guardedLoad(v.elem, v.space, "", ea, mask.vec[c].reg, out)
+				} else {
+					e.loadPred(out, v.space, ea, mask.vec[c])
+				}
 				comps[c] = out
 			default:
-				comps[c] = e.loadInto(v.elem, v.space, "", ea)
+				comps[c] = e.loadElem(v, "", ea)
 			}
 			j++
 		}
