@@ -347,7 +347,7 @@ func leafParam(e *loom.Expr, k *Kernel) *Param {
 // violation spells the Go condition under which predicate pred fails for
 // the printed operands; ok is false for predicates it does not know.
 func violation(p *exprPrinter, pred string, args []goVal) (string, bool) {
-	need := map[string]int{"range": 3, "mul": 2, "pow2": 1, "lt": 2, "le": 2, "gt": 2, "ge": 2, "eq": 2, "ne": 2, "finite": 1}
+	need := map[string]int{"range": 3, "mul": 2, "pow2": 1, "lt": 2, "le": 2, "gt": 2, "ge": 2, "eq": 2, "ne": 2, "min": 2, "max": 2, "finite": 1}
 	n, known := need[pred]
 	if !known || len(args) != n {
 		return "", false
@@ -389,7 +389,7 @@ func violation(p *exprPrinter, pred string, args []goVal) (string, bool) {
 		// x-x is zero exactly when x is finite (NaN and ±Inf give NaN).
 		return paren(v, precAdd+1) + "-" + paren(v, precAdd+1) + " != 0", true
 	}
-	ops := map[string]string{"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+	ops := map[string]string{"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "min": ">=", "max": "<="}
 	return "!(" + cmp(ops[pred], v, args[1]) + ")", true
 }
 

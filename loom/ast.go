@@ -43,6 +43,33 @@ type Module struct {
 	ConfigDecls []*ConfigDecl
 	ConfigDefs  []*ConfigDef
 	Imports     []*Import
+	// Aliases are the top-level attribute aliases (`#q8 = #q8_0<block=32>`),
+	// in source order.
+	Aliases []*Alias
+	// Globals are the global.constant and global.variable definitions.
+	Globals []*Global
+}
+
+// Alias is a top-level attribute alias `#name = #attr<…>`. Types that
+// name it as their encoding or layout are resolved to Value by the checker.
+type Alias struct {
+	Pos   Pos
+	Name  string // with '#'
+	Value string // the aliased attribute's spelling, with '#'
+}
+
+// Global is `global.constant @sym : T [where [preds]] [= init]` or the
+// same with global.variable. The dynamic dimensions and encoding names of
+// T are local to the declaration: Dims binds them, and Preds may use them.
+type Global struct {
+	Op      *Op
+	Symbol  string // without '@'
+	Mutable bool   // global.variable
+	Type    *Type
+	Dims    []*Value // the declaration-local names bound by Type, in order
+	Preds   []*Pred
+	Init    *Literal // the `= value` initializer, nil when absent
+	Doc     string
 }
 
 // Kernel is a kernel.def (or a bodyless kernel.decl when Decl is set).
@@ -55,7 +82,7 @@ type Kernel struct {
 	HasExport bool
 	Retain    bool
 	Target    string // target(@t) symbol without '@', or ""
-	Linkage   string // linkage(…) word, or ""
+	Linkage   string // linkage(…) word or export(…, {linkage = …}), or ""
 	Decl      bool   // kernel.decl: no regions
 	// Doc is the text of the // comment lines directly above the kernel,
 	// without the slashes and one leading space, joined by newlines.
@@ -84,10 +111,13 @@ type Func struct {
 	Export    string
 	Params    []*Value
 	Results   []*Type // the `-> (…)` list
-	Where     []*Pred
-	Priority  int64   // priority(N) of a template provider, 0 when absent
-	Body      *Region // nil when bodyless
-	Doc       string
+	// ResultSigs names or ties entries of Results (`%idx: index`,
+	// `%input as T`); it is Op.ResultSigs.
+	ResultSigs []*ResultSig
+	Where      []*Pred
+	Priority   int64   // priority(N) of a template provider, 0 when absent
+	Body       *Region // nil when bodyless
+	Doc        string
 }
 
 // HasModifier reports whether the bare word m was written on the header.
@@ -235,7 +265,10 @@ type Op struct {
 	// target type of a `: A to B` cast.
 	Types       []*Type
 	ResultTypes []*Type
-	Regions     []*Region
+	// ResultSigs holds the entries of a `-> (…)` list that are named
+	// (`%n: index`) or tied to an argument or operand (`%x as T`).
+	ResultSigs []*ResultSig
+	Regions    []*Region
 	// Cases are the table rows of scf.lookup; the default row has Default set.
 	Cases []*LookupCase
 	// Opaque is set when the parser kept the op as a balanced token span
@@ -249,6 +282,17 @@ type Op struct {
 	// form without brackets; the rest are launch values. It is zero for
 	// every other op.
 	LaunchWorkload int
+}
+
+// ResultSig is a named or tied entry of a `-> (…)` result list. A named
+// result `%count: index` defines Value, visible only in the signature (its
+// other result types and where clause); a tied result `%input as T` is the
+// argument or operand Tied, possibly retyped: the result aliases it.
+type ResultSig struct {
+	Pos   Pos
+	Index int      // position in the ResultTypes list
+	Value *Value   // named result; nil otherwise
+	Tied  *Operand // tied result; nil otherwise
 }
 
 // LookupCase is one row of scf.lookup: `key = (%a, %b)` or `default(%a, %b)`.
@@ -293,7 +337,8 @@ const (
 	TypeVector                     // vector<…>
 	TypeTensor                     // tensor<…>
 	TypeTile                       // tile<…>
-	TypeOther                      // encoding<…>, kernel.async.token, reg<…>, …
+	TypeOther                      // encoding<…>, group<…>, pool<…>, hal.buffer, reg<…>, …
+	TypeFunc                       // a function type (f32, i32) -> (f32)
 )
 
 // Type is a Loom type as written.
@@ -312,6 +357,12 @@ type Type struct {
 	// "#dense", "#ggml.q4_0", or "%enc" (then LayoutValue is set).
 	Layout      string
 	LayoutValue *Operand
+	// Alias is the alias name written as the attachment (`#q8`) when Layout
+	// holds what it stands for; "" when the attachment was spelled out.
+	Alias string
+	// Params and Results are the argument and result types of a function
+	// type.
+	Params, Results []*Type
 }
 
 // Dim is one dimension of a shaped type: a static size or an SSA index value.
@@ -357,26 +408,51 @@ func (t *Type) String() string {
 	if t == nil {
 		return "<nil>"
 	}
+	if t.Kind == TypeFunc {
+		return "(" + joinTypes(t.Params) + ") -> (" + joinTypes(t.Results) + ")"
+	}
 	if !t.IsShaped() {
+		if len(t.Dims) > 0 {
+			// pool<[%m]>: a shape without an element type.
+			return t.Name + "<" + strings.TrimSuffix(dimsString(t.Dims), "x") + ">"
+		}
 		return t.Name
 	}
 	var b strings.Builder
 	b.WriteString(t.Name)
 	b.WriteByte('<')
-	for _, d := range t.Dims {
-		if d.Value != nil {
-			b.WriteString("[%" + d.Value.Name + "]")
-		} else {
-			fmt.Fprintf(&b, "%d", d.Size)
-		}
-		b.WriteByte('x')
-	}
+	b.WriteString(dimsString(t.Dims))
 	b.WriteString(t.Elem.String())
 	if t.Layout != "" {
 		b.WriteString(", " + t.Layout)
 	}
 	b.WriteByte('>')
 	return b.String()
+}
+
+// dimsString spells dimensions each followed by 'x': "4x[%n]x".
+func dimsString(dims []Dim) string {
+	var b strings.Builder
+	for _, d := range dims {
+		switch {
+		case d.Value != nil:
+			b.WriteString("[%" + d.Value.Name + "]")
+		case d.Size < 0:
+			b.WriteByte('?')
+		default:
+			fmt.Fprintf(&b, "%d", d.Size)
+		}
+		b.WriteByte('x')
+	}
+	return b.String()
+}
+
+func joinTypes(ts []*Type) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Const is a host-side value of a scalar Loom type: a workload argument, a

@@ -23,6 +23,7 @@ func check(mods []*Module, partial bool) ErrorList {
 
 // module checks the SSA uses and symbol references of one module.
 func (c *checker) module(m *Module) {
+	c.aliases = aliasMap(m) // attribute aliases are local to their file
 	for _, op := range m.Ops {
 		c.topOp(op)
 	}
@@ -35,9 +36,10 @@ func (c *checker) module(m *Module) {
 		}
 		s := newScope(nil)
 		c.args(s, f.Params)
-		c.preds(s, f.Where)
+		sig := c.resultSigs(s, f.Op)
+		c.preds(sig, f.Where)
 		for _, t := range f.Results {
-			c.typ(s, t)
+			c.typ(sig, t)
 		}
 		if f.Body != nil {
 			c.ops(s, f.Body.Ops)
@@ -52,6 +54,9 @@ func (c *checker) module(m *Module) {
 			c.define(s, d.Bind)
 		}
 		c.preds(s, d.Preds)
+	}
+	for _, g := range m.Globals {
+		c.global(g)
 	}
 	for _, op := range m.Ops {
 		c.walkSymbols(op)
@@ -180,7 +185,7 @@ func (c *checker) symbolUse(pos Pos, sym string) {
 // walkSymbols checks the symbol references of op and everything nested.
 func (c *checker) walkSymbols(op *Op) {
 	switch op.Name {
-	case "kernel.launch", "kernel.dispatch", "func.call", "config.get", "template.call":
+	case "kernel.launch", "kernel.dispatch", "func.call", "config.get", "template.call", "global.load", "global.store":
 		if op.Symbol != "" {
 			c.symbolUse(op.Pos, op.Symbol)
 		}

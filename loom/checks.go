@@ -11,7 +11,7 @@ import (
 // scalar.assume whose operands are (expressions of) parameters.
 type ArgCheck struct {
 	Pos  Pos
-	Pred string  // range, mul, pow2, lt, le, gt, ge, eq, ne, finite
+	Pred string  // range, mul, pow2, lt, le, gt, ge, eq, ne, min, max, finite
 	Args []*Expr // the predicate's operands, in source order
 	Text string  // source spelling, e.g. "range(%n, 1, 4096)"
 }
@@ -19,6 +19,7 @@ type ArgCheck struct {
 // predArity is the operand count of each predicate dispatch can check.
 var predArity = map[string]int{
 	"range": 3, "mul": 2, "pow2": 1, "lt": 2, "le": 2, "gt": 2, "ge": 2, "eq": 2, "ne": 2, "finite": 1,
+	"min": 2, "max": 2, // min(a, n): a >= n; max(a, n): a <= n
 }
 
 // ArgChecks collects the checks of k: its workload and launch where
@@ -229,11 +230,11 @@ func (c ArgCheck) Eval(env *Env) (bool, error) {
 		return !math.IsInf(v.Float, 0) && !math.IsNaN(v.Float), nil
 	case "lt":
 		return cmp(v, vals[1]) < 0, nil
-	case "le":
+	case "le", "max":
 		return cmp(v, vals[1]) <= 0, nil
 	case "gt":
 		return cmp(v, vals[1]) > 0, nil
-	case "ge":
+	case "ge", "min":
 		return cmp(v, vals[1]) >= 0, nil
 	case "eq":
 		return cmp(v, vals[1]) == 0, nil

@@ -81,6 +81,23 @@ func Dump(m *Module) string {
 	for _, im := range m.Imports {
 		fmt.Fprintf(&b, "import %q %v\n", im.Key, im.Symbols)
 	}
+	for _, a := range m.Aliases {
+		fmt.Fprintf(&b, "alias %s = %s\n", a.Name, a.Value)
+	}
+	for _, g := range m.Globals {
+		kind := "global.constant"
+		if g.Mutable {
+			kind = "global.variable"
+		}
+		fmt.Fprintf(&b, "%s @%s : %s dims=%s", kind, g.Symbol, g.Type, dumpValues(g.Dims))
+		if len(g.Preds) > 0 {
+			fmt.Fprintf(&b, " where=%s", dumpPreds(g.Preds))
+		}
+		if g.Init != nil {
+			fmt.Fprintf(&b, " init=%s", dumpLit(g.Init))
+		}
+		b.WriteByte('\n')
+	}
 	return b.String()
 }
 
@@ -131,6 +148,13 @@ func dumpOp(b *strings.Builder, op *Op, depth int) {
 	}
 	if len(op.ResultTypes) > 0 {
 		b.WriteString(" -> " + dumpTypes(op.ResultTypes))
+	}
+	for _, rs := range op.ResultSigs {
+		if rs.Tied != nil {
+			fmt.Fprintf(b, " result%d=tied:%s", rs.Index, dumpOperands([]*Operand{rs.Tied}))
+		} else if rs.Value != nil {
+			fmt.Fprintf(b, " result%d=named:%%%s", rs.Index, rs.Value.Name)
+		}
 	}
 	for _, c := range op.Cases {
 		if c.Default {
@@ -188,13 +212,7 @@ func dumpOperands(os []*Operand) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func dumpTypes(ts []*Type) string {
-	parts := make([]string, len(ts))
-	for i, t := range ts {
-		parts[i] = t.String()
-	}
-	return strings.Join(parts, ", ")
-}
+func dumpTypes(ts []*Type) string { return joinTypes(ts) }
 
 func dumpPreds(ps []*Pred) string {
 	parts := make([]string, len(ps))

@@ -171,11 +171,11 @@ func (lx *lexer) scanIdent() {
 	lx.emit(tIdent, start)
 	word := lx.src[start:lx.pos]
 	switch word {
-	case "view", "vector", "tensor", "tile":
+	case "view", "vector", "tensor", "tile", "pool":
 		if lx.peekAt(lx.pos) == '<' {
 			lx.pos++
 			lx.emit(tLAngle, lx.pos-1)
-			lx.scanShape()
+			lx.scanShape(word != "pool")
 		}
 	case "asm":
 		lx.scanAsm()
@@ -184,7 +184,9 @@ func (lx *lexer) scanIdent() {
 
 // scanShape reads the dimensions of a shaped type up to and including the
 // last 'x'; the element type and attachment are lexed normally afterwards.
-func (lx *lexer) scanShape() {
+// A pool<…> shape has no element type (pool<[%m]>, pool<4x8>): its last
+// dimension takes no 'x'.
+func (lx *lexer) scanShape(elem bool) {
 	for lx.err == nil {
 		start := lx.pos
 		c := lx.peekAt(lx.pos)
@@ -216,6 +218,9 @@ func (lx *lexer) scanShape() {
 			return
 		}
 		if lx.peekAt(lx.pos) != 'x' {
+			if !elem {
+				return
+			}
 			lx.errorf(lx.pos, "expected 'x' after shape dimension")
 			return
 		}

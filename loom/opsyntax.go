@@ -17,7 +17,20 @@ package loom
 //   config.decl @s : [%v:] T [where [p…]]   Symbol, T=[T], Preds
 //   config.def @s = lit : T    Symbol, Literal, T=[T]
 //   module.import "k" [@a, @b] Str = key, Words = symbol names
+//   global.constant|variable @s : T [where [p…]] [= lit]
+//                              Symbol, T=[T], Preds, Literal = initializer; see Global
+//   test.split_func @f(%a: T…) { … } launch { … }
+//                              Opaque; R = [config, launch], both with the signature's args
+//   #alias = #attr<…>          not an op: Module.Aliases
 //   other top-level ops        Opaque
+//
+// Result lists: `-> (T, %n: index, %x as T)` entries may be named or tied
+// (Op.ResultSigs); func.def/decl keep theirs in Func.ResultSigs too.
+//
+// Globals
+//   %v, %d…, %e = global.load @g : T   Symbol, T=[T]; %v:T, the others index
+//                              (or encoding for T's layout name): T names them
+//   global.store %v, @g : T    O=[v], Symbol, T=[T]
 //
 // Constants and config
 //   index.constant N : T       Literal, T=[T]

@@ -130,7 +130,7 @@ type parser struct {
 func parseModule(filename string, src []byte) (m *Module, errs ErrorList) {
 	m = &Module{File: filename}
 	toks, comments, lexErr := lex(filename, src)
-	p := &parser{file: filename, src: string(src), toks: toks, mod: m}
+	p := &parser{file: filename, src: string(src), toks: joinLines(toks), mod: m}
 	if lexErr != nil {
 		// Parse what precedes the bad character so that the error comes
 		// with a partial module; the lexer's error is the one reported.
@@ -261,11 +261,39 @@ func (p *parser) parseTop() {
 			return
 		case tRBrace:
 			p.failAt(p.pos(p.tok), "unexpected '}' at top level")
+		case tHash:
+			p.parseAlias()
+			continue
 		}
 		op := p.parseOp(true)
 		p.endStmt(op)
 		p.mod.Ops = append(p.mod.Ops, op)
 	}
+}
+
+// parseAlias reads a top-level attribute alias `#name = #attr[<…>]`.
+func (p *parser) parseAlias() {
+	name := p.tok
+	p.next()
+	if p.tok.kind != tEqual {
+		p.failAt(p.pos(name), "expected '=' after %s: a top-level attribute alias is #name = #attr<…>", name.text)
+	}
+	p.next()
+	if p.tok.kind != tHash {
+		p.unexpected("attribute such as #q8_0<block=32> after '='")
+	}
+	a := &Alias{Pos: p.pos(name), Name: name.text, Value: p.hashText()}
+	for _, old := range p.mod.Aliases {
+		if old.Name == a.Name {
+			p.failAt(a.Pos, "duplicate attribute alias %s (first defined at %s)", a.Name, old.Pos)
+		}
+	}
+	switch p.tok.kind {
+	case tNewline, tEOF:
+	default:
+		p.failAt(p.pos(p.tok), "unexpected %s after attribute alias %s", p.tok.describe(), a.Name)
+	}
+	p.mod.Aliases = append(p.mod.Aliases, a)
 }
 
 // endStmt checks that a statement ends where a statement may end.
@@ -324,6 +352,10 @@ func (p *parser) parseOp(top bool) *Op {
 		p.parseConfigDef(op)
 	case "module.import":
 		p.parseImport(op)
+	case "global.constant", "global.variable":
+		p.parseGlobal(op)
+	case "test.split_func":
+		p.parseSplitFunc(op)
 	case "scf.for":
 		p.parseFor(op)
 	case "scf.while":
@@ -435,6 +467,10 @@ func assignResultTypes(op *Op, i1 *Type) {
 	if len(op.Results) == 0 {
 		return
 	}
+	if op.Name == "global.load" && len(op.Types) == 1 {
+		globalLoadTypes(op)
+		return
+	}
 	last := func() *Type {
 		if len(op.Types) == 0 {
 			return nil
@@ -462,6 +498,21 @@ func assignResultTypes(op *Op, i1 *Type) {
 			r.Type = op.Types[i]
 		case len(op.Types) == 1:
 			r.Type = op.Types[0]
+		}
+	}
+}
+
+// globalLoadTypes types the results of `%v, %d…, %e = global.load @g : T`:
+// the first is the loaded value of type T, the others the co-results T's
+// dynamic dimensions (index) and encoding (encoding) name.
+func globalLoadTypes(op *Op) {
+	t := op.Types[0]
+	op.Results[0].Type = t
+	for _, r := range op.Results[1:] {
+		if t.LayoutValue != nil && t.LayoutValue.Name == r.Name {
+			r.Type = &Type{Pos: r.Pos, Kind: TypeOther, Name: "encoding"}
+		} else {
+			r.Type = &Type{Pos: r.Pos, Kind: TypeIndex, Name: "index"}
 		}
 	}
 }

@@ -51,6 +51,33 @@ func (p *parser) clauseArg(key string, k tokKind, what string) token {
 	return t
 }
 
+// exportClause reads `("name"[, {linkage = "…"}])` after export and
+// returns the name token and the linkage attribute (a word), if written.
+// Other keys of the dictionary are rejected: Loom's export takes only a
+// linkage.
+func (p *parser) exportClause() (token, *Attr) {
+	p.expect(tLParen, "'(' after export")
+	name := p.expect(tString, "export name string")
+	var linkage *Attr
+	if p.tok.kind == tComma {
+		p.next()
+		var tmp Op
+		p.parseAttrDict(&tmp)
+		for _, a := range tmp.Attrs {
+			if a.Key != "linkage" {
+				p.failAt(a.Pos, "unknown export attribute %q (export takes {linkage = \"…\"})", a.Key)
+			}
+			v := a.Value.Str
+			if a.Value.Kind != LitString && a.Value.Kind != LitWord || v == "" {
+				p.failAt(a.Pos, "export linkage must be a name such as \"dso_local\"")
+			}
+			linkage = &Attr{Pos: a.Pos, Key: "linkage", Value: Literal{Kind: LitWord, Text: v, Str: v}}
+		}
+	}
+	p.expect(tRParen, "')' closing export(…)")
+	return name, linkage
+}
+
 // parseKernel reads kernel.def and kernel.decl headers (modifiers in any
 // order) and, for a def, both regions.
 func (p *parser) parseKernel(op *Op) {
@@ -66,12 +93,16 @@ func (p *parser) parseKernel(op *Op) {
 			k.Target = p.clauseArg("target", tSymbol, "target symbol").text[1:]
 			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "target", Value: Literal{Kind: LitRaw, Text: "@" + k.Target}})
 		case "export":
-			s := p.clauseArg("export", tString, "export name string")
+			s, linkage := p.exportClause()
 			k.Export, k.HasExport = p.literal(s).Str, true
 			if k.Export == "" {
 				p.failAt(p.pos(s), "export name is empty")
 			}
 			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "export", Value: *p.literal(s)})
+			if linkage != nil {
+				k.Linkage = linkage.Value.Str
+				op.Attrs = append(op.Attrs, linkage)
+			}
 		case "linkage":
 			k.Linkage = p.clauseArg("linkage", tIdent, "linkage kind").text
 			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "linkage", Value: Literal{Kind: LitWord, Text: k.Linkage, Str: k.Linkage}})
@@ -132,8 +163,12 @@ func (p *parser) parseFunc(op *Op) {
 		p.next()
 		switch {
 		case w.text == "export" && p.tok.kind == tLParen:
-			f.Export = p.literal(p.clauseArg("export", tString, "export name string")).Str
-			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "export", Value: Literal{Kind: LitString, Text: `"` + f.Export + `"`, Str: f.Export}})
+			s, linkage := p.exportClause()
+			f.Export = p.literal(s).Str
+			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "export", Value: *p.literal(s)})
+			if linkage != nil {
+				op.Attrs = append(op.Attrs, linkage)
+			}
 		case w.text == "target" && p.tok.kind == tLParen:
 			t := p.clauseArg("target", tSymbol, "target symbol")
 			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "target", Value: Literal{Kind: LitRaw, Text: t.text}})
@@ -161,8 +196,9 @@ func (p *parser) parseFunc(op *Op) {
 		switch {
 		case p.tok.kind == tArrow:
 			p.next()
-			p.parseResultTypes(&f.Results, false)
+			p.parseResultTypes(op, &f.Results, false)
 			op.ResultTypes = f.Results
+			f.ResultSigs = op.ResultSigs
 			continue
 		case p.isWord("where"):
 			f.Where = p.parseWhere(op)
@@ -226,6 +262,61 @@ func (p *parser) parseConfigDef(op *Op) {
 	ty := p.parseType(false)
 	op.Types = []*Type{ty}
 	p.mod.ConfigDefs = append(p.mod.ConfigDefs, &ConfigDef{Op: op, Symbol: op.Symbol, Value: *op.Literal, Type: ty})
+}
+
+// parseGlobal reads `global.constant @s : T [where [preds]] [= value]`
+// (or global.variable). The names in T's dynamic dimensions and encoding
+// are local to the declaration.
+func (p *parser) parseGlobal(op *Op) {
+	sym := p.expect(tSymbol, "global symbol such as @weights")
+	op.Symbol = sym.text[1:]
+	p.expect(tColon, "':' and a type after the global symbol")
+	g := &Global{Op: op, Symbol: op.Symbol, Mutable: op.Name == "global.variable", Doc: op.Doc}
+	g.Type = p.parseType(false)
+	op.Types = []*Type{g.Type}
+	g.Preds = p.parseWhere(op)
+	op.Preds = g.Preds
+	if p.tok.kind == tEqual {
+		p.next()
+		t := p.tok
+		switch t.kind {
+		case tInt, tFloat, tString, tIdent:
+			p.next()
+			g.Init = p.literal(t)
+		case tHash:
+			g.Init = &Literal{Kind: LitRaw, Text: p.hashText()}
+		case tLBrack, tLBrace:
+			start := int(t.off)
+			p.skipBalanced()
+			g.Init = &Literal{Kind: LitRaw, Text: p.src[start : int(p.prev.off)+len(p.prev.text)]}
+		default:
+			p.unexpected("initial value")
+		}
+		op.Literal = g.Init
+	}
+	p.mod.Globals = append(p.mod.Globals, g)
+}
+
+// parseSplitFunc reads the test dialect's two-region function
+// `test.split_func [public] [cc] @f(%a: T, …) { … } launch { … }`: both
+// regions take the signature's arguments (the second a projected copy).
+// It is kept opaque: nothing but the test harness runs it.
+func (p *parser) parseSplitFunc(op *Op) {
+	op.Opaque = true
+	for p.tok.kind == tIdent {
+		op.Words = append(op.Words, p.tok.text)
+		p.next()
+	}
+	op.Symbol = p.expect(tSymbol, "function symbol").text[1:]
+	args := p.parseSignature(false)
+	first := p.parseRegion("", args)
+	p.expectWord("launch")
+	copies := make([]*Value, len(args))
+	for i, a := range args {
+		c := *a
+		copies[i] = &c
+	}
+	op.Regions = []*Region{first, p.parseRegion("launch", copies)}
 }
 
 // parseImport reads `module.import "key" [@a, @b]`.

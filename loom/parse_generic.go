@@ -98,7 +98,7 @@ func (p *parser) parseGeneric(op *Op) {
 			op.Words = append(op.Words, "<"+p.balancedText()+">")
 		case tLBrace:
 			switch {
-			case p.peek(1).kind != tNewline:
+			case p.braceIsDict(op):
 				p.parseAttrDict(op)
 			case !op.Opaque || p.regionLooksLikeStatements():
 				op.Regions = append(op.Regions, p.parseRegion(label, pending))
@@ -117,7 +117,7 @@ func (p *parser) parseGeneric(op *Op) {
 			}
 		case tArrow:
 			p.next()
-			p.parseResultTypes(&op.ResultTypes, op.Opaque)
+			p.parseResultTypes(op, &op.ResultTypes, op.Opaque)
 		default:
 			p.failAt(p.pos(t), "unexpected %s in %s", t.describe(), op.Name)
 		}
@@ -396,6 +396,43 @@ func (p *parser) parsePreds() []*Pred {
 	done:
 		preds = append(preds, pr)
 	}
+}
+
+// braceIsDict decides whether the '{' at hand opens an attribute
+// dictionary or a region. A dictionary holds `key = value` or bare `key`
+// entries with undotted keys (or quoted ones); a region starts with a
+// statement: `%r =`, a ^label, or a dotted op name. An empty `{}` is a
+// region for the ops that take regions and a dictionary otherwise; a '{'
+// ending its line is a region (or, in an opaque op, maybe a data block).
+func (p *parser) braceIsDict(op *Op) bool {
+	t, n := p.peek(1), p.peek(2)
+	switch t.kind {
+	case tNewline:
+		return false
+	case tString:
+		return true
+	case tRBrace:
+		return !takesRegions(op.Name)
+	case tIdent:
+		if n.kind == tEqual || n.kind == tColon {
+			return true
+		}
+		if n.kind == tComma || n.kind == tRBrace {
+			return !strings.Contains(t.text, ".")
+		}
+		return false
+	}
+	return false
+}
+
+// takesRegions lists the ops whose '{' after the operands is always a region.
+func takesRegions(name string) bool {
+	switch name {
+	case "scf.if", "scf.for", "scf.while", "scf.switch", "kernel.exit":
+		return true
+	}
+	return strings.HasSuffix(name, ".def") || strings.HasSuffix(name, ".func") ||
+		strings.HasSuffix(name, ".case") || strings.HasPrefix(name, "test.")
 }
 
 // regionLooksLikeStatements decides, for an opaque op, whether the region

@@ -73,7 +73,7 @@ func (p *parser) parseFor(op *Op) {
 		switch {
 		case p.tok.kind == tArrow:
 			p.next()
-			p.parseResultTypes(&op.ResultTypes, false)
+			p.parseResultTypes(op, &op.ResultTypes, false)
 		case p.tok.kind == tIdent:
 			w := p.tok
 			p.next()
@@ -83,7 +83,7 @@ func (p *parser) parseFor(op *Op) {
 			} else {
 				op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: w.text})
 			}
-		case p.tok.kind == tLBrace && p.peek(1).kind != tNewline:
+		case p.tok.kind == tLBrace && p.braceIsDict(op):
 			p.parseAttrDict(op)
 		default:
 			goto body
@@ -103,7 +103,7 @@ func (p *parser) parseWhile(op *Op) {
 	}
 	if p.tok.kind == tArrow {
 		p.next()
-		p.parseResultTypes(&op.ResultTypes, false)
+		p.parseResultTypes(op, &op.ResultTypes, false)
 	}
 	r0 := p.parseRegion("", before)
 	p.expectWord("do")
@@ -124,7 +124,7 @@ func (p *parser) parseSwitch(op *Op) {
 	}
 	if p.tok.kind == tArrow {
 		p.next()
-		p.parseResultTypes(&op.ResultTypes, false)
+		p.parseResultTypes(op, &op.ResultTypes, false)
 	}
 	open := p.expect(tLBrace, "'{' opening the switch cases")
 	p.enter()
@@ -202,7 +202,7 @@ tail:
 	}
 	if p.tok.kind == tArrow {
 		p.next()
-		p.parseResultTypes(&op.ResultTypes, false)
+		p.parseResultTypes(op, &op.ResultTypes, false)
 	}
 }
 

@@ -23,6 +23,9 @@ var shapedKinds = map[string]TypeKind{
 // it is used inside opaque ops, whose type vocabulary is open.
 func (p *parser) parseType(lenient bool) *Type {
 	t := p.tok
+	if t.kind == tLParen {
+		return p.parseFuncType(lenient)
+	}
 	if t.kind != tIdent {
 		p.unexpected("type")
 	}
@@ -41,14 +44,87 @@ func (p *parser) parseType(lenient bool) *Type {
 		return ty
 	}
 	ty.Kind = TypeOther
+	if t.text == "pool" && p.tok.kind == tLAngle && p.adjacent() {
+		p.parsePoolShape(ty)
+		return ty
+	}
 	if p.tok.kind == tLAngle && p.adjacent() {
 		ty.Name = t.text + "<" + p.balancedText() + ">"
 		return ty
 	}
-	if !lenient && !strings.Contains(t.text, ".") {
+	if !lenient && t.text != "encoding" && !strings.Contains(t.text, ".") {
 		p.failAt(ty.Pos, "unknown type %q", t.text)
 	}
 	return ty
+}
+
+// parseFuncType reads a function type `(T, …) -> (R, …)`; its result list
+// may also be a single bare type.
+func (p *parser) parseFuncType(lenient bool) *Type {
+	ty := &Type{Pos: p.pos(p.tok), Kind: TypeFunc, Name: "func"}
+	p.enter()
+	defer p.leave()
+	ty.Params = p.parenTypes(lenient)
+	p.expect(tArrow, "'->' and result types of a function type")
+	if p.tok.kind == tLParen {
+		ty.Results = p.parenTypes(lenient)
+	} else {
+		ty.Results = []*Type{p.parseType(lenient)}
+	}
+	return ty
+}
+
+// parenTypes reads `(T, …)`, each T possibly a function type itself.
+func (p *parser) parenTypes(lenient bool) []*Type {
+	open := p.expect(tLParen, "'('")
+	var ts []*Type
+	for {
+		p.skipNL()
+		switch p.tok.kind {
+		case tRParen:
+			p.next()
+			return ts
+		case tEOF:
+			p.failAt(p.pos(p.tok), "unexpected end of file: '(' opened at %d:%d is not closed", open.line, open.col)
+		}
+		ts = append(ts, p.parseType(lenient))
+		p.skipNL()
+		if p.tok.kind == tComma {
+			p.next()
+		} else if p.tok.kind != tRParen {
+			p.unexpected("',' or ')' in a type list")
+		}
+	}
+}
+
+// parsePoolShape reads the dimensions of pool<…>, which has no element
+// type: pool<[%m]>, pool<64>.
+func (p *parser) parsePoolShape(ty *Type) {
+	open := p.expect(tLAngle, "'<'")
+	for {
+		var d Dim
+		switch t := p.tok; t.kind {
+		case tInt:
+			p.next()
+			d.Size = p.literal(t).Int
+		case tLBrack:
+			p.next()
+			d.Value = p.operand(p.expect(tSSA, "dynamic dimension value"))
+			p.expect(tRBrack, "']'")
+		default:
+			p.unexpected("pool block size such as [%n] or 64")
+		}
+		ty.Dims = append(ty.Dims, d)
+		if p.tok.kind != tShapeX {
+			break
+		}
+		p.next()
+	}
+	if p.tok.kind != tRAngle {
+		p.failAt(p.pos(p.tok), "expected '>' closing pool type opened at %d:%d, found %s", open.line, open.col, p.tok.describe())
+	}
+	p.next()
+	ty.Name = "pool"
 }
 
 // parseShape reads `<dims x elem [, attachment]>`; the lexer has already
@@ -146,7 +222,54 @@ func (p *parser) parseTypeList(dst *[]*Type, lenient bool) {
 	}
 }
 
-// parseResultTypes reads the list after '->': `(T, …)` or `T, …`.
-func (p *parser) parseResultTypes(dst *[]*Type, lenient bool) {
-	p.parseTypeList(dst, lenient)
+// parseResultTypes reads the list after '->': `(R, …)` or `T, …`, where
+// an R in parentheses may be named (`%n: index`) or tied (`%x as T`); those
+// are recorded in op.ResultSigs.
+func (p *parser) parseResultTypes(op *Op, dst *[]*Type, lenient bool) {
+	if p.tok.kind != tLParen {
+		p.parseTypeList(dst, lenient)
+		return
+	}
+	open := p.expect(tLParen, "'('")
+	p.enter()
+	defer p.leave()
+	for {
+		p.skipNL()
+		switch p.tok.kind {
+		case tRParen:
+			p.next()
+			return
+		case tEOF:
+			p.failAt(p.pos(p.tok), "unexpected end of file: '(' opened at %d:%d is not closed", open.line, open.col)
+		case tSSA:
+			name := p.tok
+			p.next()
+			rs := &ResultSig{Pos: p.pos(name), Index: len(*dst)}
+			switch {
+			case p.isWord("as"):
+				p.next()
+				rs.Tied = p.operand(name)
+			case p.tok.kind == tColon:
+				p.next()
+				rs.Value = p.newArg(name)
+				rs.Value.Index = rs.Index
+			default:
+				p.unexpected("'as' (tied result) or ':' (named result) after " + name.text)
+			}
+			t := p.parseType(lenient)
+			if rs.Value != nil {
+				rs.Value.Type = t
+			}
+			*dst = append(*dst, t)
+			op.ResultSigs = append(op.ResultSigs, rs)
+		default:
+			*dst = append(*dst, p.parseType(lenient))
+		}
+		p.skipNL()
+		if p.tok.kind == tComma {
+			p.next()
+		} else if p.tok.kind != tRParen {
+			p.unexpected("',' or ')' in a result list")
+		}
+	}
 }

@@ -79,7 +79,8 @@ func whereHolds(f *Func, arg func(i int) (int64, bool)) bool {
 }
 
 // IntPredHolds evaluates an integer predicate of the shared vocabulary
-// (range inclusive, mul, pow2, lt, le, gt, ge, eq, ne) on constant operands;
+// (range inclusive, mul, pow2, lt, le, gt, ge, eq, ne, min(a, n): a >= n,
+// max(a, n): a <= n) on constant operands;
 // known is false for an unknown name or arity.
 func IntPredHolds(name string, v []int64) (holds, known bool) {
 	switch {
@@ -91,11 +92,11 @@ func IntPredHolds(name string, v []int64) (holds, known bool) {
 		return v[0] > 0 && v[0]&(v[0]-1) == 0, true
 	case name == "lt" && len(v) == 2:
 		return v[0] < v[1], true
-	case name == "le" && len(v) == 2:
+	case (name == "le" || name == "max") && len(v) == 2:
 		return v[0] <= v[1], true
 	case name == "gt" && len(v) == 2:
 		return v[0] > v[1], true
-	case name == "ge" && len(v) == 2:
+	case (name == "ge" || name == "min") && len(v) == 2:
 		return v[0] >= v[1], true
 	case name == "eq" && len(v) == 2:
 		return v[0] == v[1], true

@@ -33,6 +33,9 @@ type checker struct {
 	decls map[string]*Op
 	// partial: a file of the package did not parse (see check).
 	partial bool
+	// aliases maps the attribute aliases (#q8) of the module being checked
+	// to what they stand for.
+	aliases map[string]string
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -64,7 +67,9 @@ func (c *checker) use(s *scope, o *Operand) {
 	o.Value = v
 }
 
-// typ resolves the dynamic dimensions and layout value of a shaped type.
+// typ resolves the dynamic dimensions and layout value of a type (of the
+// argument and result types of a function type) and replaces an attribute
+// alias attachment by what it stands for, keeping the alias name.
 func (c *checker) typ(s *scope, t *Type) {
 	if t == nil {
 		return
@@ -73,6 +78,72 @@ func (c *checker) typ(s *scope, t *Type) {
 		c.use(s, t.Dims[i].Value)
 	}
 	c.use(s, t.LayoutValue)
+	if v, ok := c.aliases[t.Layout]; ok && t.Alias == "" {
+		t.Alias, t.Layout = t.Layout, v
+	}
+	for _, p := range t.Params {
+		c.typ(s, p)
+	}
+	for _, r := range t.Results {
+		c.typ(s, r)
+	}
+}
+
+// aliasMap indexes a module's attribute aliases; an alias may name an
+// earlier alias, which is followed (a cycle is impossible: each alias is
+// defined once, in order, and may only name earlier ones).
+func aliasMap(m *Module) map[string]string {
+	out := make(map[string]string, len(m.Aliases))
+	for _, a := range m.Aliases {
+		v := a.Value
+		if prev, ok := out[v]; ok {
+			v = prev
+		}
+		out[a.Name] = v
+	}
+	return out
+}
+
+// resultSigs resolves the tied entries of op's `-> (…)` list in s and
+// returns the scope its result types and where clause see: s plus the named
+// results, which are visible nowhere else.
+func (c *checker) resultSigs(s *scope, op *Op) *scope {
+	if len(op.ResultSigs) == 0 {
+		return s
+	}
+	sig := newScope(s)
+	for _, rs := range op.ResultSigs {
+		if rs.Value != nil {
+			c.define(sig, rs.Value)
+		}
+		c.use(s, rs.Tied)
+	}
+	return sig
+}
+
+// global checks a global.constant/variable: the names its type's dynamic
+// dimensions and encoding use are bound by the declaration itself (index
+// and encoding values), for its predicates.
+func (c *checker) global(g *Global) {
+	s := newScope(nil)
+	bind := func(o *Operand, t *Type) {
+		if o == nil || s.lookup(o.Name) != nil {
+			return
+		}
+		v := &Value{Name: o.Name, Pos: o.Pos, Type: t, Index: len(g.Dims)}
+		g.Dims = append(g.Dims, v)
+		s.vars[o.Name] = v
+	}
+	if t := g.Type; t != nil {
+		for _, d := range t.Dims {
+			if d.Value != nil {
+				bind(d.Value, &Type{Pos: d.Value.Pos, Kind: TypeIndex, Name: "index"})
+			}
+		}
+		bind(t.LayoutValue, &Type{Pos: t.Pos, Kind: TypeOther, Name: "encoding"})
+	}
+	c.typ(s, g.Type)
+	c.preds(s, g.Preds)
 }
 
 func (c *checker) preds(s *scope, preds []*Pred) {
@@ -111,11 +182,19 @@ func (c *checker) op(s *scope, op *Op) {
 	for _, o := range op.Operands {
 		c.use(s, o)
 	}
+	if op.Name == "global.load" {
+		// The type names the op's own co-results: the dynamic dimensions
+		// and encoding loaded with the value.
+		for _, r := range op.Results {
+			c.define(s, r)
+		}
+	}
 	for _, t := range op.Types {
 		c.typ(s, t)
 	}
+	rs := c.resultSigs(s, op)
 	for _, t := range op.ResultTypes {
-		c.typ(s, t)
+		c.typ(rs, t)
 	}
 	c.preds(s, op.Preds)
 	for _, lc := range op.Cases {
@@ -136,8 +215,10 @@ func (c *checker) op(s *scope, op *Op) {
 	for _, r := range op.Regions {
 		c.region(r, s)
 	}
-	for _, r := range op.Results {
-		c.define(s, r)
+	if op.Name != "global.load" {
+		for _, r := range op.Results {
+			c.define(s, r)
+		}
 	}
 	if op.Name == "kernel.launch.config" {
 		c.launchConfig(op)

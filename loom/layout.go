@@ -1,0 +1,62 @@
+package loom
+
+// joinLines drops the newlines that cannot end a statement, so that the
+// parser, which ends statements at newlines, accepts the layouts Loom's
+// own (format-driven) parser accepts: a line ending in `,`, `:`, `=`, `->`,
+// `(`, `[`, `<` or `|` continues on the next one (`%a, %b =` with the op
+// below, call operands and type lists over several lines), and so does a
+// line followed by one that starts with `:`, `->`, `,`, `=`, `|`, a closing
+// `)`, `]` or `>`, or one of the header words where, launch, else and do.
+// Statements written one per line are unaffected.
+func joinLines(toks []token) []token {
+	out := make([]token, 0, len(toks))
+	labelLine := false // the current line starts with a ^block label
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind != tNewline {
+			if len(out) == 0 || out[len(out)-1].kind == tNewline {
+				labelLine = t.kind == tCaret
+			}
+			out = append(out, t)
+			continue
+		}
+		j := i + 1
+		for j < len(toks) && toks[j].kind == tNewline {
+			j++
+		}
+		// A run of newlines (blank lines) is kept as its first one.
+		joined := len(out) > 0 && (continuesAfter(out[len(out)-1], labelLine) || j < len(toks) && continuesBefore(toks[j]))
+		if !joined {
+			out = append(out, t)
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// continuesAfter reports whether a line ending in t goes on. A `:` ending
+// a ^label line (`^bb1:` or `^bb1(%a: i32):`) ends it.
+func continuesAfter(t token, labelLine bool) bool {
+	switch t.kind {
+	case tComma, tEqual, tArrow, tLParen, tLBrack, tLAngle, tPipe:
+		return true
+	case tColon:
+		return !labelLine
+	}
+	return false
+}
+
+// continuesBefore reports whether a line starting with t continues the
+// statement above: no statement starts with these tokens.
+func continuesBefore(t token) bool {
+	switch t.kind {
+	case tColon, tArrow, tComma, tEqual, tPipe, tRParen, tRBrack, tRAngle:
+		return true
+	case tIdent:
+		switch t.text {
+		case "where", "launch", "else", "do":
+			return true
+		}
+	}
+	return false
+}
