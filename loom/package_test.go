@@ -2,6 +2,9 @@ package loom
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -176,4 +179,18 @@ func files(mods []*Module) []string {
 		out = append(out, m.File)
 	}
 	return out
+}
+
+// An unreadable file of the package is reported, and the others' uses of
+// symbols it may define are not called undefined.
+func TestParseFilesUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	k := filepath.Join(dir, "twice.loom")
+	if err := os.WriteFile(k, []byte(pkgKernel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ParseFiles(filepath.Join(dir, "common.loom"), k)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "undefined symbol") {
+		t.Errorf("error %v, want the missing file and no undefined symbols", err)
+	}
 }

@@ -40,6 +40,12 @@ type File struct {
 // reported while some file has a syntax error (the missing definition may
 // be in it).
 func ParsePackage(files ...File) ([]*Module, error) {
+	return parsePackage(files, false)
+}
+
+// parsePackage is ParsePackage; missing says that files of the package
+// could not be read, which, like a syntax error, may hide definitions.
+func parsePackage(files []File, missing bool) ([]*Module, error) {
 	var errs ErrorList
 	var parsed []*Module
 	for _, f := range files {
@@ -50,7 +56,7 @@ func ParsePackage(files ...File) ([]*Module, error) {
 		}
 		parsed = append(parsed, m)
 	}
-	errs = append(errs, check(parsed, len(parsed) < len(files))...)
+	errs = append(errs, check(parsed, missing || len(parsed) < len(files))...)
 	bad := map[string]bool{}
 	for _, e := range errs {
 		bad[e.Pos.File] = true
@@ -67,7 +73,8 @@ func ParsePackage(files ...File) ([]*Module, error) {
 
 // ParseFiles reads the paths and parses them as one package (see
 // ParsePackage). A file that cannot be read is reported as an error
-// wrapping the os error, after the package's own errors.
+// wrapping the os error, after the package's own errors; like a syntax
+// error, it holds back undefined-symbol errors.
 func ParseFiles(paths ...string) ([]*Module, error) {
 	var files []File
 	var readErrs []error
@@ -79,7 +86,7 @@ func ParseFiles(paths ...string) ([]*Module, error) {
 		}
 		files = append(files, File{Name: path, Src: src})
 	}
-	mods, err := ParsePackage(files...)
+	mods, err := parsePackage(files, len(readErrs) > 0)
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)
