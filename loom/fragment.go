@@ -177,3 +177,23 @@ func FragmentUnsigned(t *Type) bool {
 	}
 	return false
 }
+
+// DenseStorage reports whether op is an encoding.define of a physical
+// storage encoding with a dense row-major layout
+// (`#physical_storage<layout=#dense, schema=…>`, as matrix-operand views
+// use): views with it address memory as #dense ones do, and the schema only
+// says how fragment loads read the elements (FragmentUnsigned).
+func DenseStorage(op *Op) bool {
+	return op != nil && op.Name == "encoding.define" && len(op.Words) == 1 &&
+		strings.HasPrefix(op.Words[0], "#physical_storage<layout=#dense,")
+}
+
+// DenseLayout reports whether views of type t are dense row-major: no
+// layout, #dense, or an encoding value DenseStorage defines.
+func DenseLayout(t *Type) bool {
+	if t.Layout == "" || t.Layout == "#dense" {
+		return true
+	}
+	lv := t.LayoutValue
+	return lv != nil && lv.Value != nil && DenseStorage(lv.Value.Def)
+}

@@ -158,7 +158,7 @@ func (c *compiler) newSlot(pos loom.Pos, t *loom.Type, uni bool) (*slot, error) 
 		if len(t.Dims) > maxRank {
 			return nil, compileErr(pos, ErrUnsupported, "view of rank %d (at most %d)", len(t.Dims), maxRank)
 		}
-		if t.Layout != "" && t.Layout != "#dense" {
+		if !loom.DenseLayout(t) {
 			return nil, compileErr(pos, ErrUnsupported, "view layout %s (only dense row-major views run on the CPU executor)", t.Layout)
 		}
 		s.kind = kView
@@ -436,6 +436,9 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 
 // op compiles one operation.
 func (c *compiler) op(b *block, op *loom.Op, last bool) (instr, error) {
+	if loom.DenseStorage(op) {
+		return nil, nil // only view types use it (loom.DenseLayout)
+	}
 	if op.Opaque {
 		return nil, compileErr(op.Pos, ErrUnsupported, "op %s is not supported by the CPU executor", op.Name)
 	}

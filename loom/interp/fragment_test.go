@@ -71,7 +71,7 @@ func encode(t testing.TB, typ string, xs []float64) []byte {
 	for i, x := range xs {
 		switch typ {
 		case "i8":
-			b[i] = byte(int8(x))
+			b[i] = byte(int(x)) // two's complement, or u8 for 128..255
 		case "f16":
 			binary.LittleEndian.PutUint16(b[2*i:], uint16(fmtF16.encode(x)))
 		case "bf16":
@@ -121,20 +121,30 @@ func TestFragmentMMA(t *testing.T) {
 		integers  bool
 		lhsStored bool // fragment_splat_init: zero init, lhs stored back
 		laneInit  bool // fragment_lane_ops: init read per lane, result doubled
+		unsignedA bool // fragment_u8_i32: A's bytes are u8
 	}{
-		{"fragment_f16_f32", "f16", "f32", 32, 32, 64, false, false, false},
-		{"fragment_bf16_f32", "bf16", "f32", 32, 32, 64, false, false, false},
-		{"fragment_f16_f16", "f16", "f16", 32, 32, 32, false, false, false},
-		{"fragment_i8_i32", "i8", "i32", 32, 32, 64, true, false, false},
-		{"fragment_dense_f32", "f16", "f32", 8, 8, 4, false, false, false},
-		{"fragment_splat_init", "f16", "f32", 16, 16, 16, false, true, false},
-		{"fragment_lane_ops", "f16", "f32", 16, 16, 16, false, false, true},
+		{"fragment_f16_f32", "f16", "f32", 32, 32, 64, false, false, false, false},
+		{"fragment_bf16_f32", "bf16", "f32", 32, 32, 64, false, false, false, false},
+		{"fragment_f16_f16", "f16", "f16", 32, 32, 32, false, false, false, false},
+		{"fragment_i8_i32", "i8", "i32", 32, 32, 64, true, false, false, false},
+		{"fragment_dense_f32", "f16", "f32", 8, 8, 4, false, false, false, false},
+		{"fragment_splat_init", "f16", "f32", 16, 16, 16, false, true, false, false},
+		{"fragment_lane_ops", "f16", "f32", 16, 16, 16, false, false, true, false},
+		{"fragment_u8_i32", "i8", "i32", 32, 32, 32, true, false, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.export, func(t *testing.T) {
 			for _, workers := range []int{1, 3} {
 				r := compileRun(t, m, c.export, Options{Workers: workers})
 				o := newFragOperands(c.m, c.n, c.k, 5, c.integers)
+				if c.unsignedA {
+					// Bytes 128..255 read as unsigned: -32..-8 become 224..248.
+					for i, v := range o.a {
+						if v < 0 {
+							o.a[i] = v + 256
+						}
+					}
+				}
 				if c.lhsStored {
 					for i := range o.c {
 						o.c[i] = 0

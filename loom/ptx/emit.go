@@ -374,6 +374,9 @@ func resultType(op *loom.Op, i int) *loom.Type {
 
 // op lowers one operation.
 func (e *emitter) op(op *loom.Op) error {
+	if loom.DenseStorage(op) {
+		return nil // only view types use it (loom.DenseLayout)
+	}
 	if op.Opaque {
 		return unsupported(op, "op is not lowered to PTX")
 	}

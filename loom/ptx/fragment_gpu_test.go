@@ -118,6 +118,7 @@ func TestFragmentPTX(t *testing.T) {
 		"fragment_bf16_f32":   "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
 		"fragment_f16_f16":    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
 		"fragment_i8_i32":     "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+		"fragment_u8_i32":     "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32",
 		"fragment_splat_init": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
 		"fragment_lane_ops":   "bar.warp.sync", // the shared-memory exchange between layouts
 		"fragment_dense_f32":  "fma.rn.f32",

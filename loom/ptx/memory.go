@@ -68,7 +68,7 @@ func (e *emitter) dimsOf(v *val, t *loom.Type, pos loom.Pos) error {
 	if t == nil || t.Kind != loom.TypeView || t.Elem == nil {
 		return invalid(pos, "expected a view type, have %s", typeName(t))
 	}
-	if t.Layout != "" && t.Layout != "#dense" {
+	if !loom.DenseLayout(t) {
 		return fmt.Errorf("%s: %w: view layout %s (only dense row-major views are lowered)", pos, ErrUnsupported, t.Layout)
 	}
 	if !supportedScalar(t.Elem) {
