@@ -55,7 +55,7 @@ type formatter struct {
 	match                 map[int32]int // '{' token index -> its '}' token index, and back
 
 	depth    int
-	lineOpen bool   // the current output line has text
+	lineOpen bool // the current output line has text
 	trailing []string
 	lastLine int32 // source line of the last thing written
 	atBlock  bool  // nothing written since the last block opened (or the file began)
