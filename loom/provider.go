@@ -3,6 +3,7 @@ package loom
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrNoProvider is the class of errors SelectProvider returns when a
@@ -14,16 +15,59 @@ var ErrNoProvider = errors.New("template apply has no single provider")
 // on the apply's arguments. arg(i) returns the compile-time value of the
 // apply's argument i when it is a known integer. A where clause that cannot
 // be decided does not hold. Both executors resolve applies through this one
-// function, so they always run the same provider.
+// function (SelectProviderFor), so they always run the same provider.
 func SelectProvider(family string, cands []*Func, arg func(i int) (int64, bool)) (*Func, error) {
+	return SelectProviderFor(family, cands, arg, "")
+}
+
+// SelectProviderFor is SelectProvider at a call site whose target in force
+// is the target record @target ("" for none: see SiteTarget). A provider
+// written with target(@T) is legal only on T, so:
+//
+//   - with a target in force, the candidates are the providers without a
+//     target and those for that target;
+//   - with none (our executors, CPU and NVIDIA, are no target a record
+//     names), the candidates are the providers without a target; only when
+//     there is none do providers for other targets run, since every
+//     provider of a contract implements the same meaning and their bodies
+//     are portable Loom.
+//
+// Among the candidates whose where clause holds the highest priority wins;
+// a tie is an error, except among providers for other targets, where the
+// first in source order wins so the choice is deterministic.
+func SelectProviderFor(family string, cands []*Func, arg func(i int) (int64, bool), target string) (*Func, error) {
 	switch len(cands) {
 	case 0:
 		return nil, fmt.Errorf("%w: no visible provider of %s", ErrNoProvider, family)
 	case 1:
 		return cands[0], nil
 	}
-	var best *Func
-	tie := false
+	var own, foreign []*Func
+	for _, f := range cands {
+		switch t := f.TargetSymbol(); {
+		case t == "" || t == target:
+			own = append(own, f)
+		default:
+			foreign = append(foreign, f)
+		}
+	}
+	best, tie := bestProvider(own, arg)
+	if best == nil && len(foreign) > 0 {
+		best, _ = bestProvider(foreign, arg)
+		tie = false
+	}
+	if best == nil {
+		return nil, fmt.Errorf("%w: none of the %d providers of %s is known to apply to these arguments", ErrNoProvider, len(cands), family)
+	}
+	if tie {
+		return nil, fmt.Errorf("%w: several providers of %s tie at priority %d", ErrNoProvider, family, best.Priority)
+	}
+	return best, nil
+}
+
+// bestProvider is the first highest-priority provider whose where clause
+// holds, and whether another holds at that priority.
+func bestProvider(cands []*Func, arg func(i int) (int64, bool)) (best *Func, tie bool) {
 	for _, f := range cands {
 		if !whereHolds(f, arg) {
 			continue
@@ -35,13 +79,34 @@ func SelectProvider(family string, cands []*Func, arg func(i int) (int64, bool))
 			tie = true
 		}
 	}
-	if best == nil {
-		return nil, fmt.Errorf("%w: none of the %d providers of %s is known to apply to these arguments", ErrNoProvider, len(cands), family)
+	return best, tie
+}
+
+// TargetSymbol is the record named by the function's target(@T) clause,
+// without '@', or "".
+func (f *Func) TargetSymbol() string {
+	if f == nil || f.Op == nil {
+		return ""
 	}
-	if tie {
-		return nil, fmt.Errorf("%w: several providers of %s tie at priority %d", ErrNoProvider, family, best.Priority)
+	if a := f.Op.Attr("target"); a != nil {
+		return strings.TrimPrefix(a.Value.Text, "@")
 	}
-	return best, nil
+	return ""
+}
+
+// SiteTarget is the target in force at a template apply: that of the
+// innermost function of the inline chain (outermost first) written with
+// target(@T), else the kernel's target(@T), else "".
+func SiteTarget(k *Kernel, chain []*Func) string {
+	for i := len(chain) - 1; i >= 0; i-- {
+		if t := chain[i].TargetSymbol(); t != "" {
+			return t
+		}
+	}
+	if k != nil {
+		return k.Target
+	}
+	return ""
 }
 
 // whereHolds reports whether every predicate of f's where clause is known

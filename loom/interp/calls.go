@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -108,14 +109,23 @@ func (c *compiler) provider(b *block, op *loom.Op, fam string) (*loom.Func, erro
 			return nil, err
 		}
 	}
-	f, err := loom.SelectProvider(fam, cands, func(i int) (int64, bool) {
+	chain := make([]*loom.Func, 0, len(c.calls))
+	for _, s := range c.calls {
+		if f := c.funcs[s]; f != nil {
+			chain = append(chain, f)
+		}
+	}
+	f, err := loom.SelectProviderFor(fam, cands, func(i int) (int64, bool) {
 		if i < len(args) && args[i].cst {
 			return args[i].ci, true
 		}
 		return 0, false
-	})
+	}, loom.SiteTarget(c.k.kernel, chain))
 	if err != nil {
 		return nil, compileErr(op.Pos, ErrUnsupported, "%s: %v", op.Name, err)
+	}
+	if s := fmt.Sprintf("%s: %s → @%s", op.Pos, fam, f.Symbol); !slices.Contains(c.k.providers, s) {
+		c.k.providers = append(c.k.providers, s) // a region compiled twice reports once
 	}
 	return f, nil
 }

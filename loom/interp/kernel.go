@@ -46,6 +46,8 @@ type Launch struct {
 // Kernel is a compiled kernel, ready to run any number of times, also
 // concurrently.
 type Kernel struct {
+	// providers records the template provider each apply resolved to.
+	providers []string
 	export  string
 	kernel  *loom.Kernel
 	tgt     target
@@ -127,6 +129,10 @@ func makeTarget(t loom.Target) target {
 	g.indexSize, g.offsetSize = g.indexBits/8, g.offsetBits/8
 	return g
 }
+
+// Providers lists, for each template apply compiled, which provider ran:
+// "file:line:col: family → @provider", in compile order.
+func (k *Kernel) Providers() []string { return k.providers }
 
 // Export returns the kernel's export name.
 func (k *Kernel) Export() string { return k.export }

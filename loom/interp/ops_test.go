@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -281,6 +282,42 @@ func TestUnalignedAccess(t *testing.T) {
 			want := []int32{a ^ b, c + d, d ^ d, c}
 			got := bytesI32(dst[odd+16*i : odd+16*i+16])
 			checkWords(t, "unaligned", i, got, want)
+		}
+	}
+}
+
+// TestTargetProviders runs loom/testdata/target_providers.loom: applies
+// choose by the target in force (none, a helper's, a kernel's) and the
+// kernel reports which provider each apply ran.
+func TestTargetProviders(t *testing.T) {
+	const n = 70
+	in := opsWords(n)
+	for _, c := range []struct {
+		export string
+		per    int
+		want   func(x int32) []int32
+		ran    []string
+	}{
+		{"providers_neutral", 3, func(x int32) []int32 { return []int32{x, 2 * x, x + 100} },
+			[]string{"ops.scale → @scale_generic", "ops.scale → @scale_gfx1100", "ops.foreign → @foreign_gfx1100"}},
+		{"providers_vk", 2, func(x int32) []int32 { return []int32{3 * x, x + 200} },
+			[]string{"ops.scale → @scale_vk", "ops.foreign → @foreign_vk"}},
+	} {
+		r := compileRun(t, corpus(t, "target_providers.loom"), c.export, Options{})
+		dst := make([]byte, 4*c.per*n)
+		r.run(wl(n), idx(n), buf(i32bytes(in)), buf(dst))
+		got := bytesI32(dst)
+		for i, x := range in {
+			checkWords(t, c.export, i, got[c.per*i:], c.want(x))
+		}
+		ran := r.k.Providers()
+		if len(ran) != len(c.ran) {
+			t.Fatalf("%s: providers %v, want %v", c.export, ran, c.ran)
+		}
+		for i, w := range c.ran {
+			if !strings.HasSuffix(ran[i], w) {
+				t.Errorf("%s: provider %d: %s, want …%s", c.export, i, ran[i], w)
+			}
 		}
 	}
 }

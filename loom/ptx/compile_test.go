@@ -10,6 +10,7 @@ import (
 	"github.com/x448/float16"
 
 	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/interp"
 )
 
 func parseSrc(t testing.TB, src string) *loom.Module {
@@ -162,4 +163,26 @@ func FuzzCompile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestProvidersAgree: both executors resolve every template apply of
+// target_providers.loom to the same provider and report it.
+func TestProvidersAgree(t *testing.T) {
+	m := parse(t, "../testdata/target_providers.loom")
+	for _, export := range []string{"providers_neutral", "providers_vk"} {
+		k, err := Compile([]*loom.Module{m}, export, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ik, err := interp.Compile([]*loom.Module{m}, export, interp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(k.Providers) == 0 || strings.Join(k.Providers, "\n") != strings.Join(ik.Providers(), "\n") {
+			t.Errorf("%s: PTX ran %v, the CPU executor %v", export, k.Providers, ik.Providers())
+		}
+		if !strings.Contains(k.PTX, "resolves to provider @") {
+			t.Errorf("%s: the PTX does not say which provider ran", export)
+		}
+	}
 }

@@ -571,14 +571,24 @@ func (e *emitter) provider(op *loom.Op) (*loom.Func, error) {
 			return nil, err
 		}
 	}
-	f, err := loom.SelectProvider(fam, cands, func(i int) (int64, bool) {
+	chain := make([]*loom.Func, 0, len(e.calls))
+	for _, s := range e.calls {
+		if f := e.prog.Func(s); f != nil {
+			chain = append(chain, f)
+		}
+	}
+	f, err := loom.SelectProviderFor(fam, cands, func(i int) (int64, bool) {
 		if i < len(args) && args[i].known {
 			return args[i].ci, true
 		}
 		return 0, false
-	})
+	}, loom.SiteTarget(e.k, chain))
 	if err != nil {
 		return nil, unsupported(op, "%v", err)
 	}
+	if s := fmt.Sprintf("%s: %s → @%s", op.Pos, fam, f.Symbol); !slices.Contains(e.providers, s) {
+		e.providers = append(e.providers, s)
+	}
+	e.ins("// %s resolves to provider @%s", op.Name, f.Symbol)
 	return f, nil
 }

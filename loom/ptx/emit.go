@@ -69,6 +69,8 @@ type emitter struct {
 	// frame is the innermost inlined call, receiving func.return values.
 	frame *inlineFrame
 	cur   *loom.Op
+	// providers records the template provider each apply resolved to.
+	providers []string
 	// scratchBytes is the size of the collectives' shared scratch.
 	scratchBytes int
 	// lane holds the warp-lane values fragment lowering uses, computed
@@ -229,6 +231,7 @@ func (e *emitter) compile() (*Kernel, error) {
 		e.sharedSize = (e.sharedSize+7)/8*8 + e.scratchBytes
 	}
 	out.WorkgroupStorageBytes = e.sharedSize
+	out.Providers = e.providers
 	if e.wgKnown {
 		out.WorkgroupSize = e.wg
 	}

@@ -54,6 +54,9 @@ type Kernel struct {
 	PTX string
 	// Params describe the entry's parameters in launch-signature order.
 	Params []Param
+	// Providers lists, for each template apply, which provider ran:
+	// "file:line:col: family → @provider", in emission order.
+	Providers []string
 	// WorkgroupStorageBytes is the static .shared memory of the entry:
 	// buffer.alloca<workgroup> arrays plus collective scratch.
 	WorkgroupStorageBytes int
