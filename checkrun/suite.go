@@ -184,8 +184,17 @@ func newCase(op *loom.Op) (*Case, error) {
 		}
 		c.Params = append(c.Params, p)
 	}
+	n := 1
+	for _, p := range c.Params {
+		if n *= len(p.Values); n > maxInstances {
+			return nil, fmt.Errorf("%s: check.case @%s sweeps more than %d sub-cases", op.Pos, c.Name, maxInstances)
+		}
+	}
 	return c, nil
 }
+
+// maxInstances bounds the sub-cases of one case.
+const maxInstances = 1 << 16
 
 // newParam reads a sweep: check.param.choice values([…]), check.param.range
 // linear|po2 bounds(lo to hi) [step(s)], check.param.seed base(b) count(n).

@@ -217,3 +217,18 @@ func TestSanitizerNoFalseReports(t *testing.T) {
 	compileRun(t, corpus(t, "matmul_tiled.loom"), "matmul_f32", Options{}).run(wl(m, nn, k), idx(m), idx(nn), idx(k), buf(a), buf(b), buf(c2))
 	exactF32(t, "matmul_f32 checked vs plain", bytesF32(c1), bytesF32(c2))
 }
+
+// TestSanitizerExactForm: the checked mode compiles no batched form and
+// hoists nothing (the tree reduction has both otherwise), so every lane of
+// every workgroup makes its own accesses.
+func TestSanitizerExactForm(t *testing.T) {
+	m := corpus(t, "reduce_sum_workgroup.loom")
+	plain := compileRun(t, m, "reduce_sum_f32", Options{})
+	if plain.k.batch == nil {
+		t.Fatal("reduce_sum_f32 has no batched form unchecked; pick another kernel")
+	}
+	checked := compileRun(t, m, "reduce_sum_f32", Options{Sanitize: Sanitize{Races: true}})
+	if checked.k.batch != nil || checked.k.pre != nil || checked.k.noBatch != "checked mode" {
+		t.Fatalf("checked: batch %v, hoisted %d ops, noBatch %q", checked.k.batch != nil, len(checked.k.pre), checked.k.noBatch)
+	}
+}
