@@ -44,70 +44,6 @@ func exactFill(c *kcase, seed uint32) {
 	c.inexact, c.tensor = false, false
 }
 
-// runGPU launches compiled kernel k on case c and returns its buffers.
-func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *kcase) [][]byte {
-	t.Helper()
-	mod, err := ctx.LoadModule([]byte(k.PTX))
-	if err != nil {
-		t.Fatalf("JIT: %v", err)
-	}
-	t.Cleanup(func() { mod.Close() })
-	fn, err := mod.Function(k.Entry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sizes := make([]int, len(k.Params))
-	for j, p := range k.Params {
-		sizes[j] = p.Size
-	}
-	a := hip.NewArgs(sizes...)
-	mems := make([]*hip.DeviceMemory, len(c.args))
-	for j, arg := range c.args {
-		switch p := k.Params[j]; {
-		case p.Buffer:
-			m, err := ctx.Alloc(max(len(arg.Buffer), 1))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { m.Close() })
-			if err := s.CopyHtoD(m.Ptr(), arg.Buffer); err != nil {
-				t.Fatal(err)
-			}
-			mems[j] = m
-			a.SetPtr(j, m.Ptr())
-		case p.Size == 8:
-			a.SetUint64(j, arg.Bits)
-		case p.Size == 4:
-			a.SetUint32(j, uint32(arg.Bits))
-		default:
-			t.Fatalf("parameter of %d bytes", p.Size)
-		}
-	}
-	if n := c.launch.WorkgroupStorage; n > 0 {
-		if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-	if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
-		t.Fatalf("launch: %v", err)
-	}
-	if err := s.Synchronize(); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	out := make([][]byte, len(c.args))
-	for j, m := range mems {
-		if m == nil {
-			continue
-		}
-		out[j] = make([]byte, len(c.args[j].Buffer))
-		if err := s.CopyDtoH(out[j], m.Ptr()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
 // TestFragmentPTX checks how fragments lower: tensor-core instructions for
 // every subgroup kernel of fragment_mma.loom, ldmatrix for the
 // workgroup-staged matmul, scalar FMAs for dense fragments.
@@ -180,7 +116,7 @@ func TestGPUFragments(t *testing.T) {
 				if err != nil {
 					t.Fatalf("CPU executor: %v", err)
 				}
-				got := runGPU(t, ctx, s, k, c)
+				got := runGPU(t, ctx, s, k, c, 0)
 				for j := range got {
 					if got[j] == nil {
 						continue

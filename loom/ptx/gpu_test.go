@@ -114,73 +114,16 @@ func TestGPUCorpus(t *testing.T) {
 			if dump != "" {
 				os.WriteFile(filepath.Join(dump, k.Entry+".ptx"), []byte(k.PTX), 0o644)
 			}
-			mod, err := ctx.LoadModule([]byte(k.PTX))
-			if err != nil {
-				t.Fatalf("JIT: %v", err)
-			}
-			defer mod.Close()
-			fn, err := mod.Function(k.Entry)
-			if err != nil {
-				t.Fatal(err)
-			}
 			want, cpuErr := runCPU(c)
-			sizes := make([]int, len(k.Params))
-			for j, p := range k.Params {
-				sizes[j] = p.Size
-			}
-			a := hip.NewArgs(sizes...)
-			mems := make([]*hip.DeviceMemory, len(c.args))
-			for j, arg := range c.args {
-				p := k.Params[j]
-				switch {
-				case p.Buffer:
-					m, err := ctx.Alloc(max(len(arg.Buffer), 1))
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer m.Close()
-					if err := s.CopyHtoD(m.Ptr(), arg.Buffer); err != nil {
-						t.Fatal(err)
-					}
-					mems[j] = m
-					a.SetPtr(j, m.Ptr())
-				case p.Size == 8:
-					a.SetUint64(j, arg.Bits)
-				case p.Size == 4:
-					a.SetUint32(j, uint32(arg.Bits))
-				default:
-					b := make([]byte, p.Size)
-					for q := range b {
-						b[q] = byte(arg.Bits >> (8 * q))
-					}
-					a.SetBytes(j, b)
-				}
-			}
-			if n := c.launch.WorkgroupStorage; n > 0 {
-				// Past 48 KiB a kernel must opt in to its dynamic storage.
-				if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
-					t.Fatal(err)
-				}
-			}
-			dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
-				t.Fatalf("launch: %v", err)
-			}
-			if err := s.Synchronize(); err != nil {
-				t.Fatalf("run: %v", err)
-			}
+			got := runGPU(t, ctx, s, k, c, 0)
 			if cpuErr != nil {
 				t.Skipf("GPU ran; CPU executor rejects the inputs: %v", cpuErr)
 			}
-			for j, m := range mems {
-				if m == nil {
+			for j := range got {
+				if got[j] == nil {
 					continue
 				}
-				got := make([]byte, len(c.args[j].Buffer))
-				if err := s.CopyDtoH(got, m.Ptr()); err != nil {
-					t.Fatal(err)
-				}
-				if err := compare(c, j, got, want[j], 1e-5); err != nil {
+				if err := compare(c, j, got[j], want[j], 1e-5); err != nil {
 					t.Errorf("buffer %%%s: %v", c.kd.Launch[j].Name, err)
 				}
 			}
@@ -203,69 +146,16 @@ func TestGPUVectorMisaligned(t *testing.T) {
 		}
 		ran++
 		t.Run(c.name, func(t *testing.T) {
-			mod, err := ctx.LoadModule([]byte(k.PTX))
-			if err != nil {
-				t.Fatalf("JIT: %v", err)
-			}
-			defer mod.Close()
-			fn, err := mod.Function(k.Entry)
-			if err != nil {
-				t.Fatal(err)
-			}
 			want, err := runCPU(c)
 			if err != nil {
 				t.Skipf("CPU executor rejects the inputs: %v", err)
 			}
-			sizes := make([]int, len(k.Params))
-			for j, p := range k.Params {
-				sizes[j] = p.Size
-			}
-			a := hip.NewArgs(sizes...)
-			mems := make([]*hip.DeviceMemory, len(c.args))
-			for j, arg := range c.args {
-				p := k.Params[j]
-				switch {
-				case p.Buffer:
-					m, err := ctx.Alloc(len(arg.Buffer) + 4)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer m.Close()
-					if err := s.CopyHtoD(m.Ptr()+4, arg.Buffer); err != nil {
-						t.Fatal(err)
-					}
-					mems[j] = m
-					a.SetPtr(j, m.Ptr()+4)
-				case p.Size == 8:
-					a.SetUint64(j, arg.Bits)
-				case p.Size == 4:
-					a.SetUint32(j, uint32(arg.Bits))
-				default:
-					t.Skipf("parameter of %d bytes", p.Size)
-				}
-			}
-			if n := c.launch.WorkgroupStorage; n > 0 {
-				// Past 48 KiB a kernel must opt in to its dynamic storage.
-				if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
-					t.Fatal(err)
-				}
-			}
-			dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-			if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
-				t.Fatalf("launch: %v", err)
-			}
-			if err := s.Synchronize(); err != nil {
-				t.Fatalf("run: %v", err)
-			}
-			for j, m := range mems {
-				if m == nil {
+			got := runGPU(t, ctx, s, k, c, 4)
+			for j := range got {
+				if got[j] == nil {
 					continue
 				}
-				got := make([]byte, len(c.args[j].Buffer))
-				if err := s.CopyDtoH(got, m.Ptr()+4); err != nil {
-					t.Fatal(err)
-				}
-				if err := compare(c, j, got, want[j], 1e-5); err != nil {
+				if err := compare(c, j, got[j], want[j], 1e-5); err != nil {
 					t.Errorf("buffer %%%s: %v", c.kd.Launch[j].Name, err)
 				}
 			}
@@ -274,4 +164,74 @@ func TestGPUVectorMisaligned(t *testing.T) {
 	if ran == 0 {
 		t.Fatal("no kernel uses vector memory accesses")
 	}
+}
+
+// runGPU launches compiled kernel k on case c, each buffer starting off
+// bytes into its allocation, and returns the buffers after the run.
+func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *kcase, off int) [][]byte {
+	t.Helper()
+	mod, err := ctx.LoadModule([]byte(k.PTX))
+	if err != nil {
+		t.Fatalf("JIT: %v", err)
+	}
+	t.Cleanup(func() { mod.Close() })
+	fn, err := mod.Function(k.Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := make([]int, len(k.Params))
+	for j, p := range k.Params {
+		sizes[j] = p.Size
+	}
+	a := hip.NewArgs(sizes...)
+	mems := make([]*hip.DeviceMemory, len(c.args))
+	for j, arg := range c.args {
+		switch p := k.Params[j]; {
+		case p.Buffer:
+			m, err := ctx.Alloc(max(len(arg.Buffer), 1) + off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { m.Close() })
+			if err := s.CopyHtoD(m.Ptr()+hip.DevicePtr(off), arg.Buffer); err != nil {
+				t.Fatal(err)
+			}
+			mems[j] = m
+			a.SetPtr(j, m.Ptr()+hip.DevicePtr(off))
+		case p.Size == 8:
+			a.SetUint64(j, arg.Bits)
+		case p.Size == 4:
+			a.SetUint32(j, uint32(arg.Bits))
+		default:
+			b := make([]byte, p.Size)
+			for q := range b {
+				b[q] = byte(arg.Bits >> (8 * q))
+			}
+			a.SetBytes(j, b)
+		}
+	}
+	if n := c.launch.WorkgroupStorage; n > 0 {
+		// Past 48 KiB a kernel must opt in to its dynamic storage.
+		if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
+	if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
+		t.Fatalf("launch: %v", err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	out := make([][]byte, len(c.args))
+	for j, m := range mems {
+		if m == nil {
+			continue
+		}
+		out[j] = make([]byte, len(c.args[j].Buffer))
+		if err := s.CopyDtoH(out[j], m.Ptr()+hip.DevicePtr(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }
