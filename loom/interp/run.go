@@ -307,6 +307,9 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 func (k *Kernel) runGroup(fr *frame, g int) (err error) {
 	l := fr.r.launch
 	fr.wgLin = g
+	if fr.san != nil {
+		fr.san.epoch++ // nothing of an earlier workgroup races with this one
+	}
 	fr.wg[0] = int64(g % l.Workgroups[0])
 	fr.wg[1] = int64(g / l.Workgroups[0] % l.Workgroups[1])
 	fr.wg[2] = int64(g / (l.Workgroups[0] * l.Workgroups[1]))

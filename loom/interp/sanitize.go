@@ -129,7 +129,6 @@ func (s *sanFrame) resetWG(mem []byte) {
 		return
 	}
 	clear(shadowOf(s.wg, mem))
-	s.epoch++
 }
 
 // touch records lane's access of size bytes at off in v and reports a race

@@ -73,6 +73,29 @@ kernel.def export("wg_neighbour_barrier") @wg_neighbour_barrier() {
   kernel.return
 }
 
+kernel.def export("race_across_alloca") @race_across_alloca() {
+  %one = index.constant 1 : index
+  %four = index.constant 4 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
+} launch(%out: buffer) {
+  %z = index.constant 0 : index
+  %zo = index.constant 0 : offset
+  %bytes = index.constant 16 : offset
+  %lane = kernel.workitem.id<x> : index
+  %a = buffer.alloca<workgroup> %bytes : buffer
+  %av = buffer.view %a[%zo] : buffer -> view<4xi32>
+  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
+  %first = index.cmp eq, %lane, %z : index
+  scf.if %first {
+    %seven = scalar.constant 7 : i32
+    view.store %seven, %av[%z] : i32, view<4xi32>
+  }
+  %b = buffer.alloca<workgroup> %bytes : buffer
+  %r = view.load %av[%z] : view<4xi32> -> i32
+  view.store %r, %ov[%lane] : i32, view<4xi32>
+  kernel.return
+}
+
 kernel.def export("global_same_slot") @global_same_slot() {
   %one = index.constant 1 : index
   %four = index.constant 4 : index
@@ -133,6 +156,7 @@ func TestSanitizerWorkgroupRaces(t *testing.T) {
 	}{
 		{name: "all lanes store one slot", export: "wg_same_slot", san: all, access: "write", prior: "write", offset: 0, lane: 1, prLane: 0},
 		{name: "read a neighbour's store without a barrier", export: "wg_neighbour_no_barrier", san: all, access: "read", prior: "write", offset: 4, lane: 0, prLane: 1},
+		{name: "a later allocation orders nothing", export: "race_across_alloca", san: all, access: "read", prior: "write", offset: 0, lane: 1, prLane: 0},
 		{name: "a barrier orders them", export: "wg_neighbour_barrier", san: all},
 		{name: "races off", export: "wg_same_slot", san: Sanitize{GlobalRaces: true}},
 		{name: "workgroups store their own slot", export: "global_own_slot", san: all},
