@@ -48,10 +48,10 @@ type Launch struct {
 type Kernel struct {
 	// providers records the template provider each apply resolved to.
 	providers []string
-	export  string
-	kernel  *loom.Kernel
-	tgt     target
-	workers int
+	export    string
+	kernel    *loom.Kernel
+	tgt       target
+	workers   int
 	// san is the checked mode (sanitize.go); on, the kernel has only its
 	// exact per-lane form.
 	san Sanitize
