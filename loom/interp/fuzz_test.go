@@ -76,7 +76,7 @@ func genKernel(data []byte, perGroup bool) string {
 	// go test with two workers, stay the race-free kernels they were.
 	kinds := 16
 	if perGroup {
-		kinds = 25
+		kinds = 27
 	}
 	var emit func(depth int, indent string)
 	emit = func(depth int, indent string) {
@@ -230,6 +230,48 @@ func genKernel(data []byte, perGroup bool) string {
 				w("%s = vector.mma %s, %s, %s : vector<4xf32>, vector<4xf32>, vector<4xf32>", r, x, y, acc)
 				w("%s = vector.extract %s[%s] : vector<4xf32> -> f32", e, r, pick([]string{"%c0", "%c1"}))
 				flts = append(flts, e)
+			case 25:
+				// Bit packing and integer dots (the shared lowering,
+				// loom.Lower): two words as lanes, one lane kept.
+				v, x, r, e := fresh(), fresh(), fresh(), fresh()
+				w("%s = vector.from_elements %s, %s : i32, i32 -> vector<2xi32>", v, pick(ints), pick(ints))
+				switch next() % 6 {
+				case 0:
+					acc := fresh()
+					w("%s = vector.bitcast %s : vector<2xi32> to vector<8xi8>", x, v)
+					w("%s = vector.from_elements %s, %s : i32, i32 -> vector<2xi32>", acc, pick(ints), pick(ints))
+					w("%s = vector.dot4i<%s> %s, %s, %s : vector<8xi8>, vector<8xi8>, vector<2xi32>", r, []string{"s8s8", "u8s8", "s8u8", "u8u8"}[next()%4], x, x, acc)
+				case 1:
+					w("%s = vector.dot8i4<%s> %s, %s, %s : vector<2xi32>", r, []string{"s4s4", "u4s4", "s4u4", "u4u4"}[next()%4], v, v, v)
+				case 2:
+					off, wd := next()%24, next()%8+1
+					w("%s = vector.bitfield.%s %s {offset = %d, width = %d} : vector<2xi32> -> vector<2xi32>", r, []string{"extractu", "extracts"}[next()%2], v, off, wd)
+				case 3:
+					w("%s = vector.bitfield.insert %s into %s {offset = %d, width = %d} : vector<2xi32>, vector<2xi32>", r, v, v, next()%16, next()%16+1)
+				case 4:
+					wd := []int{4, 8, 16}[next()%3]
+					w("%s = vector.bitunpack%s<%d> %s : vector<2xi32> -> vector<%dxi32>", x, []string{"u", "s"}[next()%2], wd, v, 64/wd)
+					w("%s = vector.bitpack<%d> %s : vector<%dxi32> -> vector<2xi32>", r, wd, x, 64/wd)
+				default:
+					w("%s = vector.bitcast %s : vector<2xi32> to vector<4xi16>", x, v)
+					w("%s = vector.bitcast %s : vector<4xi16> to vector<2xi32>", r, x)
+				}
+				w("%s = vector.extract %s[%s] : vector<2xi32> -> i32", e, r, pick([]string{"%c0", "%c1"}))
+				ints = append(ints, e)
+			case 26:
+				// Math the shared pass lowers on PTX (native here).
+				r := fresh()
+				switch next() % 4 {
+				case 0:
+					w("%s = scalar.%s %s : f32", r, []string{"sinf", "cosf"}[next()%2], pick(flts))
+				case 1:
+					w("%s = scalar.powf %s, %s : f32", r, pick(flts), pick(flts))
+				case 2:
+					w("%s = scalar.clampf<%s> %s, %s, %s : f32", r, []string{"ordered", "number, nnan", "ieee"}[next()%3], pick(flts), pick(flts), pick(flts))
+				default:
+					w("%s = scalar.%s %s : f32", r, []string{"floorf", "roundf"}[next()%2], pick(flts))
+				}
+				flts = append(flts, r)
 			}
 		}
 	}
@@ -252,6 +294,9 @@ func FuzzRun(f *testing.F) {
 	f.Add([]byte{4, 0, 7, 22, 1, 4, 4, 2, 14, 22, 0, 4, 4, 0, 9, 4})
 	// Dense matrix fragments in the per-group form (kind 24).
 	f.Add([]byte{4, 24, 0, 1, 0, 0, 24, 2, 2, 0, 1, 10, 0, 1})
+	// The shared lowering's ops in the per-group form (kinds 25 and 26).
+	f.Add([]byte{6, 25, 0, 0, 0, 0, 1, 25, 0, 0, 1, 2, 1, 0, 26, 0, 0, 0, 26, 1, 0, 0, 25, 0, 0, 4, 1, 1, 0})
+	f.Add([]byte{5, 25, 0, 0, 2, 5, 7, 1, 1, 25, 0, 0, 3, 4, 5, 0, 26, 2, 1, 0, 0, 0, 25, 0, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 400 {
 			return

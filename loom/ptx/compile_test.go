@@ -143,7 +143,10 @@ func TestHalfBits(t *testing.T) {
 // kernel: the compiler may refuse, but must never fail internally.
 func FuzzCompile(f *testing.F) {
 	for _, p := range []string{"../testdata/saxpy.loom", "../testdata/softmax_row.loom", "../testdata/while_collatz.loom", "../testdata/subgroup_reduce.loom",
-		"../testdata/fragment_mma.loom", "testdata/matmul_tc.loom"} {
+		"../testdata/fragment_mma.loom", "testdata/matmul_tc.loom",
+		// The shared lowering's ops (loom.Lower), alignment guards and providers.
+		"../testdata/ops_bits.loom", "../testdata/ops_math.loom", "../testdata/ops_misc.loom",
+		"../testdata/unaligned_access.loom", "../testdata/target_providers.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
