@@ -460,7 +460,10 @@ func (e *eval) call(op *loom.Op) error {
 	}
 	if kd == nil {
 		if f := e.r.suite.Program.Func(op.Symbol); f != nil {
-			return skipf("%s: func.call @%s: only calls of a kernel.def are supported by loomgen's check runner (@%s is a %s)", op.Pos, op.Symbol, op.Symbol, f.Kind)
+			if f.Kind == "func.def" && f.Body != nil {
+				return e.callFunc(op, f)
+			}
+			return skipf("%s: func.call @%s: only calls of a kernel.def or func.def are supported by loomgen's check runner (@%s is a %s)", op.Pos, op.Symbol, op.Symbol, f.Kind)
 		}
 		return skipf("%s: func.call @%s: no kernel.def @%s in these sources (is it defined in another module?)", op.Pos, op.Symbol, op.Symbol)
 	}
@@ -521,16 +524,24 @@ func (e *eval) call(op *loom.Op) error {
 	for ax := range 3 {
 		d.Workgroups[ax], d.WorkgroupSize[ax] = int(geo.Workgroups[ax]), int(geo.WorkgroupSize[ax])
 	}
+	return e.dispatch(op, d, kd.Launch, launch)
+}
+
+// dispatch binds the call's values to the launch parameters, uploads the
+// tensors' storage, runs d and reads the storage back. A sanitizer report
+// in a checked session is recorded as an event; any other failure fails
+// the case.
+func (e *eval) dispatch(op *loom.Op, d loomrt.Dispatch, params []*loom.Value, vals []any) error {
+	s := e.sess.s
 	var roots []*tensor
 	var bytes int64
-	for i, p := range kd.Launch {
-		a, err := e.arg(op, p, launch[i], &roots)
+	for i, p := range params {
+		a, err := e.arg(op, p, vals[i], &roots)
 		if err != nil {
 			return err
 		}
-		if b, ok := a.Binding(); ok {
-			_ = b
-			bytes += int64(len(launch[i].(*tensor).data))
+		if t, ok := vals[i].(*tensor); ok && a.IsBuffer() {
+			bytes += int64(len(t.data))
 		}
 		d.Args = append(d.Args, a)
 	}

@@ -185,13 +185,23 @@ func (r *Runner) RunAll() []Result {
 
 // kernel returns the compiled kernel of symbol sym on ss.
 func (r *Runner) kernel(ss *session, k *loom.Kernel) (loomrt.Kernel, error) {
-	if h, ok := ss.kernels[k.Export]; ok {
+	return r.compile(ss, k.Export, nil)
+}
+
+// compile returns the compiled kernel export of the suite's sources, plus
+// extra (a wrapper the runner wrote) when given.
+func (r *Runner) compile(ss *session, export string, extra *loomrt.Source) (loomrt.Kernel, error) {
+	if h, ok := ss.kernels[export]; ok {
 		return h, nil
 	}
-	hs, err := ss.s.Compile([]loomrt.KernelSpec{{Sources: r.suite.Sources, Export: k.Export}})
+	srcs := r.suite.Sources
+	if extra != nil {
+		srcs = append(append([]loomrt.Source(nil), srcs...), *extra)
+	}
+	hs, err := ss.s.Compile([]loomrt.KernelSpec{{Sources: srcs, Export: export}})
 	if err != nil {
 		return loomrt.Kernel{}, err
 	}
-	ss.kernels[k.Export] = hs[0]
+	ss.kernels[export] = hs[0]
 	return hs[0], nil
 }
