@@ -7,7 +7,8 @@
 // (check.literal, check.generate.fill / iota / random.uniform, and our
 // check.tensor.view for a sub-range of a tensor), calls kernels with
 // func.call — tensors become buffers, the launch comes from the kernel's
-// own kernel.launch.config region with the case's values — asks an oracle
+// own kernel.launch.config region with the case's values; a func.def runs
+// in a one-invocation kernel the runner writes around it — asks an oracle
 // for expected values (check.oracle.call<reference.matmul> and
 // <reference.tiled_matmul>, written in Go here), and states expectations
 // (check.expect.equal, .close, .bitwise, .shape, .event). check.requires

@@ -6,6 +6,10 @@
 // It runs on the embedded CPU backend by default (LOOM_BACKEND or -backend
 // choose another), checks every batch against a float64 Go reference, and
 // prints graph-versus-direct timings.
+//
+// kernels/mlp_checks.loom tests every kernel in Loom's check dialect; go
+// generate turns those cases into loom_check_test.go, so go test runs them on
+// the CPU backend, and on the GPU when one is found.
 package main
 
 //go:generate go run github.com/loomgen/loomgen/cmd/loomgen kernels
