@@ -512,17 +512,13 @@ func (e *eval) call(op *loom.Op) error {
 		return errorf("%s: func.call @%s: %v", op.Pos, op.Symbol, err)
 	}
 	s := e.sess.s
-	geo, err := s.LaunchConfig(h, workload)
-	if err != nil {
-		return failf("%s: func.call @%s: launch config: %v", op.Pos, op.Symbol, err)
-	}
-	storage, err := s.LaunchStorage(h, workload)
-	if err != nil {
-		return failf("%s: func.call @%s: launch config: %v", op.Pos, op.Symbol, err)
-	}
-	d := loomrt.Dispatch{Kernel: h, WorkgroupStorage: storage}
-	for ax := range 3 {
-		d.Workgroups[ax], d.WorkgroupSize[ax] = int(geo.Workgroups[ax]), int(geo.WorkgroupSize[ax])
+	var wargs, largs []loomrt.Arg
+	for _, c := range workload {
+		a, err := loomrt.ConstArg(c)
+		if err != nil {
+			return errorf("%s: func.call @%s: %v", op.Pos, op.Symbol, err)
+		}
+		wargs = append(wargs, a)
 	}
 	return e.dispatch(op, d, kd.Launch, launch)
 }
@@ -543,7 +539,13 @@ func (e *eval) dispatch(op *loom.Op, d loomrt.Dispatch, params []*loom.Value, va
 		if t, ok := vals[i].(*tensor); ok && a.IsBuffer() {
 			bytes += int64(len(t.data))
 		}
-		d.Args = append(d.Args, a)
+		largs = append(largs, a)
+	}
+	// The session computes the launch from the kernel's launch config and
+	// checks the arguments against its predicates and extents.
+	d, err := s.NewDispatch(h, wargs, largs)
+	if err != nil {
+		return failf("%s: func.call @%s: %v", op.Pos, op.Symbol, err)
 	}
 	for _, t := range roots {
 		if err := s.Upload(e.regions[t], t.data); err != nil {

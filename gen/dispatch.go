@@ -83,27 +83,34 @@ func (w *dispatchWriter) write() ([]jen.Code, error) {
 	if err != nil {
 		return nil, err
 	}
-	storage, err := w.storage()
-	if err != nil {
+	// The grid, workgroup size and storage were computed to refuse bad
+	// arguments here, next to them, in the caller's terms; the runtime
+	// computes and checks them again from the compiled kernel and seals
+	// the dispatch (Session.NewDispatch), so nothing generated code gets
+	// wrong, or a caller changes afterwards, reaches a launch.
+	if _, err := w.storage(); err != nil {
 		return nil, err
 	}
+	_, _ = groups, sizes
 	for _, b := range k.Buffers {
 		w.extent(b)
 	}
-	var args []jen.Code
+	var workload, args []jen.Code
+	for _, p := range k.Params {
+		if p.Workload >= 0 {
+			workload = append(workload, argCode(p))
+		}
+	}
 	for _, p := range k.Launch {
 		args = append(args, argCode(p))
 	}
-	fields := jen.Dict{
-		jen.Id("Kernel"):        jen.Id("k").Dot("kernel"),
-		jen.Id("Workgroups"):    jen.Index(jen.Lit(3)).Int().Values(groups...),
-		jen.Id("WorkgroupSize"): jen.Index(jen.Lit(3)).Int().Values(sizes...),
-		jen.Id("Args"):          jen.Index().Add(rt("Arg")).ValuesFunc(func(g *jen.Group) { multiline(g, args) }),
+	list := func(items []jen.Code) jen.Code {
+		if len(items) == 0 {
+			return jen.Nil()
+		}
+		return jen.Index().Add(rt("Arg")).ValuesFunc(func(g *jen.Group) { multiline(g, items) })
 	}
-	if storage != nil {
-		fields[jen.Id("WorkgroupStorage")] = storage
-	}
-	w.body = append(w.body, jen.Return(rt("Dispatch").Values(fields), jen.Nil()))
+	w.body = append(w.body, jen.Return(jen.Id("k").Dot("sess").Dot("NewDispatch").Call(jen.Id("k").Dot("kernel"), list(workload), list(args))))
 	return w.body, nil
 }
 

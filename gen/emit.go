@@ -31,9 +31,9 @@ func Render(m *Model) ([]byte, error) {
 		configs[c.Key] = c
 	}
 
-	f.Comment("The bindings need version 1 of the runtime's binding API; a runtime that")
+	f.Comment("The bindings need version 2 of the runtime's binding API; a runtime that")
 	f.Comment("changes that contract renames the constant, and this file stops compiling.")
-	f.Const().Id("_").Op("=").Add(rt("BindingAPIv1"))
+	f.Const().Id("_").Op("=").Add(rt("BindingAPIv2"))
 	f.Line()
 
 	renderSources(f, m)
@@ -318,6 +318,7 @@ func renderLoad(f *jen.File, m *Model) {
 				d[jen.Id(k.GoName)] = jen.Id(k.GoName).Values(jen.Dict{
 					jen.Id("kernel"): jen.Id("compiled").Index(jen.Lit(i)),
 					jen.Id("cfg"):    jen.Id("c"),
+					jen.Id("sess"):   jen.Id("s"),
 				})
 			}
 		})), jen.Nil())
@@ -337,6 +338,7 @@ func renderKernel(f *jen.File, k *Kernel, configs map[string]*ConfigField, helpe
 	f.Type().Id(k.GoName).Struct(
 		jen.Id("kernel").Add(rt("Kernel")),
 		jen.Id("cfg").Op("*").Id("Config"),
+		jen.Id("sess").Op("*").Add(rt("Session")),
 	)
 	f.Line()
 	for _, line := range dispatchDoc(k) {
@@ -416,7 +418,9 @@ func dispatchDoc(k *Kernel) []string {
 		"(" + strings.Join(names, ", ") + "). It checks the kernel's argument predicates,",
 		"computes the grid and workgroup size from the kernel's launch-config region,",
 		"checks that every buffer is as long as the kernel's views over it, and binds",
-		"each buffer with its inferred access. Errors wrap loomrt.ErrArgument.",
+		"each buffer with its inferred access. The session then checks all of it again",
+		"from the compiled kernel and seals the dispatch (loomrt.Session.NewDispatch).",
+		"Errors wrap loomrt.ErrArgument.",
 	}
 	return lines
 }

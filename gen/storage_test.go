@@ -24,7 +24,7 @@ func TestDispatchChecksWorkgroupStorage(t *testing.T) {
 	}
 	code := string(out)
 	for _, want := range []string{
-		"WorkgroupStorage: int(storage)",
+		"storage := ",
 		"kernel.workgroup.storage at views.loom:14:3 takes %d bytes; the launch config's dynamic_workgroup_storage gives %d",
 		"the views over kernel.workgroup.storage at views.loom:14:3 span %d bytes",
 		"the views over kernel.workgroup.storage at views.loom:18:3 fits the dynamic workgroup storage (views.loom:19:3: the buffer reaches func.call",

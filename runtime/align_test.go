@@ -17,13 +17,13 @@ func TestDispatchRefusesMisalignedBinding(t *testing.T) {
 	}
 	r := must(s.Allocate(1024))
 	x, y := must(r.Slice(2, 256)), must(r.Slice(512, 256))
-	d := Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{64, 1, 1},
-		Args: []Arg{Index(64), F32(2), Buffer(x.Read()), Buffer(y.ReadWrite())}}
-	err = s.Run([]Command{d})
+	args := []Arg{Index(64), F32(2), Buffer(x.Read()), Buffer(y.ReadWrite())}
+	_, err = s.NewDispatch(ks[0], []Arg{Index(64)}, args)
 	if !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "region offset 2 is not a multiple of 4") {
 		t.Fatalf("misaligned binding: %v", err)
 	}
-	d.Args[2] = Buffer(must(r.Slice(4, 256)).Read())
+	args[2] = Buffer(must(r.Slice(4, 256)).Read())
+	d := newDispatch(t, s, ks[0], []Arg{Index(64)}, args...)
 	if err := s.Run([]Command{d}); err != nil {
 		t.Fatalf("aligned binding: %v", err)
 	}

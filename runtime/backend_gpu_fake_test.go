@@ -88,7 +88,7 @@ func openFakeCUDA(t testing.TB, so string) (*Session, *pipeline, Slice[float32],
 		Fill{Region: empty},                          // no bytes: no graph node
 		Fill{Region: must(x.Region().Slice(256, 0))}, // empty at the end
 		p.squareD(64, x, y),
-		Dispatch{Kernel: p.nop, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}, Args: []Arg{Buffer(y.Read())}},
+		p.nopD(y.Read()),
 	}
 	if err := s.Record("step", cmds); err != nil {
 		t.Fatal(err)

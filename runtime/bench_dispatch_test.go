@@ -100,7 +100,7 @@ func BenchmarkDispatchChecks(b *testing.B) {
 		name string
 		d    Dispatch
 	}{
-		{"empty", Dispatch{Kernel: empty[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{32, 1, 1}}},
+		{"empty", must(s.NewDispatch(empty[0], nil, nil))},
 		{"square", p.squareD(64, x, y)},
 		{"offAdd", p.offAddD(64, 3, 8, x.Region(), must(SliceOf[int32](y.Region())))},
 	} {
@@ -108,7 +108,7 @@ func BenchmarkDispatchChecks(b *testing.B) {
 			one := []Command{c.d}
 			var l launchCmd
 			s.mu.Lock()
-			_, err := s.prepareDispatch(&c.d, &l, new([]launchArg), nil)
+			_, err := s.prepareDispatch(&c.d, &l, nil)
 			s.mu.Unlock()
 			if err != nil {
 				b.Fatal(err)

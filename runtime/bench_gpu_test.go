@@ -57,7 +57,7 @@ func BenchmarkLayersVersusNative(b *testing.B) {
 	var l launchCmd
 	d := g.cmd[0].(Dispatch)
 	g.s.mu.Lock()
-	_, err := g.s.prepareDispatch(&d, &l, new([]launchArg), nil)
+	_, err := g.s.prepareDispatch(&d, &l, nil)
 	g.s.mu.Unlock()
 	if err != nil {
 		b.Fatal(err)
@@ -122,7 +122,11 @@ func openNativeBench(b *testing.B) *nativeBench {
 	if g.loop, err = purego.Dlsym(h, "native_launch_loop"); err != nil {
 		fail(err)
 	}
-	g.cmd = []Command{Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{32, 1, 1}}}
+	d, err := s.NewDispatch(ks[0], nil, nil)
+	if err != nil {
+		fail(err)
+	}
+	g.cmd = []Command{d}
 	return g
 }
 

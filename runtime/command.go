@@ -139,23 +139,6 @@ func (a Arg) String() string {
 // Command is one recordable step: a Dispatch or a Fill.
 type Command interface{ isCommand() }
 
-// Dispatch launches a compiled kernel. Args follow the kernel's launch
-// signature. Generated Dispatch constructors fill every field from the
-// kernel's own launch-config region; hand-built dispatches are validated the
-// same way at Record and Run.
-type Dispatch struct {
-	Kernel        Kernel
-	Workgroups    [3]int
-	WorkgroupSize [3]int
-	// WorkgroupStorage is the bytes of dynamic workgroup storage each
-	// workgroup gets: the kernel's dynamic_workgroup_storage clause, which
-	// generated Dispatch constructors compute with the grid; 0 for a
-	// kernel without one. The body reaches it through
-	// kernel.workgroup.storage.
-	WorkgroupStorage int
-	Args             []Arg
-}
-
 // Fill sets every 4-byte word of Region to Value (little-endian). The
 // region's offset and length must be multiples of 4, so a fill never tears a
 // word the way a byte pattern would for f32 data.
@@ -164,5 +147,4 @@ type Fill struct {
 	Value  uint32
 }
 
-func (Dispatch) isCommand() {}
-func (Fill) isCommand()     {}
+func (Fill) isCommand() {}

@@ -222,10 +222,12 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 		return fail(err)
 	}
 	ck.dev = dev
-	if le, err := p.prog.LaunchExprs(k); err == nil && le.DynamicWorkgroupStorage != nil {
+	ck.launchExprs, ck.launchErr = p.prog.LaunchExprs(k)
+	if le := ck.launchExprs; le != nil && le.DynamicWorkgroupStorage != nil {
 		ck.maxStorage = s.be.maxWorkgroupStorage(dev)
 		ck.info.DynamicWorkgroupStorage, ck.info.MaxWorkgroupStorage = true, ck.maxStorage
 	}
+	ck.checks, ck.extents, ck.storage = p.prog.ArgChecks(k), p.prog.Extents(k), p.prog.WorkgroupStorageUses(k)
 	return ck, nil
 }
 

@@ -181,7 +181,7 @@ template.def<@pkg.scale> @pkg.scale_by(%x: f32) -> (f32) {
 		if err := Upload(s, out, []float32{1.5}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Run([]Command{Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}, Args: []Arg{Buffer(out.Region().ReadWrite())}}}); err != nil {
+		if err := s.Run([]Command{newDispatch(t, s, ks[0], nil, Buffer(out.Region().ReadWrite()))}); err != nil {
 			t.Fatal(err)
 		}
 		return ks[0], must(ReadSlice(s, out))[0]

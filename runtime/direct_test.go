@@ -22,14 +22,12 @@ func (b *spyBackend) launch(l *launchCmd) error {
 	return b.cpuBackend.launch(l)
 }
 
-// TestDirectRunChecksEveryTime: Run of one dispatch reuses its kernel's
-// packed launch, and nothing of an earlier, valid run may let a later
-// mistake through. The same Dispatch, its Args changed in place after a
-// successful run, must be refused with exactly the error the general path
-// gives (Run of the command followed by another), launch nothing, and the
-// next valid run must launch its own arguments, not a leftover of the
-// refused one.
-func TestDirectRunChecksEveryTime(t *testing.T) {
+// TestNewDispatchRefusesArgumentMistakes: every argument mistake is
+// refused when the dispatch is made, with the sentinel that names its
+// class, and launches nothing; a sealed dispatch shares nothing with the
+// slices it was made from or hands out, so changing them afterwards
+// changes nothing it launches.
+func TestNewDispatchRefusesArgumentMistakes(t *testing.T) {
 	spy := &spyBackend{cpuBackend: newCPUBackend(Options{Workers: 1})}
 	s := newSession(spy, "test", Options{Workers: 1})
 	t.Cleanup(func() { s.Close() })
@@ -37,19 +35,13 @@ func TestDirectRunChecksEveryTime(t *testing.T) {
 	p := newPipeline(t, s)
 	x := must(Alloc[float32](s, 64))
 	y := must(Alloc[float32](s, 64))
-	z := must(Alloc[float32](s, 64))
 	w := must(Weights(s, make([]float32, 64)))
 	foreign := must(Alloc[float32](other, 64))
 	if err := Upload(s, x, slices.Repeat([]float32{3}, 64)); err != nil {
 		t.Fatal(err)
 	}
-	d := p.squareD(64, x, y)
-	good := slices.Clone(d.Args)
-	one := []Command{d}
-	if err := s.Run(one); err != nil {
-		t.Fatal(err)
-	}
 	xr, yr := x.Region(), y.Region()
+	good := []Arg{Index(64), Buffer(x.Read()), Buffer(y.Write())}
 	mistakes := []struct {
 		name string
 		i    int
@@ -70,42 +62,32 @@ func TestDirectRunChecksEveryTime(t *testing.T) {
 		{"float for the index", 0, F32(64), ErrArgument},
 		{"buffer for the index", 0, Buffer(x.Read()), ErrArgument},
 		{"index for a buffer", 1, Index(0), ErrArgument},
+		{"source shorter than the views", 1, Buffer(must(xr.Slice(0, 128)).Read()), ErrArgument},
+		{"launch n disagrees with workload n", 0, Index(32), ErrArgument},
 	}
 	for _, m := range mistakes {
-		d.Args[m.i] = m.arg
-		before := len(spy.launched)
-		direct := s.Run(one)
-		general := s.Run([]Command{d, Fill{Region: z.Region()}})
-		if !errors.Is(direct, m.want) || direct == nil || general == nil || direct.Error() != general.Error() {
-			t.Errorf("%s: direct run %v, general run %v; want both %v, alike", m.name, direct, general, m.want)
-		}
-		if !strings.HasPrefix(fmt.Sprint(direct), "run: command 0: ") {
-			t.Errorf("%s: %v does not name the command", m.name, direct)
-		}
-		if len(spy.launched) != before {
-			t.Errorf("%s: a refused run launched", m.name)
-		}
-		copy(d.Args, good)
-		if err := s.Run(one); err != nil {
-			t.Fatalf("%s: valid run after the refusal: %v", m.name, err)
-		}
-		got := spy.launched[len(spy.launched)-1]
-		want := []launchArg{{Bits: 64, Size: 4},
-			{Buffer: true, Mem: s.allocs[xr.alloc].mem, N: xr.n},
-			{Buffer: true, Mem: s.allocs[yr.alloc].mem, N: yr.n}}
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s: the next valid run launched %+v, want %+v", m.name, got, want)
+		args := slices.Clone(good)
+		args[m.i] = m.arg
+		_, err := s.NewDispatch(p.square, []Arg{Index(64)}, args)
+		if !errors.Is(err, m.want) || !strings.Contains(fmt.Sprint(err), "kernel square") {
+			t.Errorf("%s: %v, want %v naming the kernel", m.name, err, m.want)
 		}
 	}
-	// A different shape or kernel in the same Dispatch value is checked
-	// afresh too.
-	d.WorkgroupSize = [3]int{64, 1, 1}
-	if err := s.Run([]Command{&d}); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "compiled with") {
-		t.Errorf("changed workgroup size: %v", err)
+	if len(spy.launched) != 0 {
+		t.Errorf("refused dispatches launched %d times", len(spy.launched))
 	}
-	d.WorkgroupSize, d.Kernel = [3]int{32, 1, 1}, p.nop
-	if err := s.Run([]Command{&d}); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "3 arguments") {
-		t.Errorf("changed kernel: %v", err)
+	args := slices.Clone(good)
+	d := newDispatch(t, s, p.square, []Arg{Index(64)}, args...)
+	args[2] = Buffer(x.Write()) // the caller's slice, after sealing
+	d.Args()[1] = Buffer(y.Read())
+	if err := s.Run([]Command{d}); err != nil {
+		t.Fatal(err)
+	}
+	want := []launchArg{{Bits: 64, Size: 4},
+		{Buffer: true, Mem: s.allocs[xr.alloc].mem, N: xr.n},
+		{Buffer: true, Mem: s.allocs[yr.alloc].mem, N: yr.n}}
+	if got := spy.launched[len(spy.launched)-1]; !slices.Equal(got, want) {
+		t.Fatalf("launched %+v, want %+v", got, want)
 	}
 	if got := must(ReadSlice(s, y)); got[0] != 9 || got[63] != 9 {
 		t.Errorf("square of 3 read back %v, %v", got[0], got[63])
@@ -223,44 +205,5 @@ func TestDirectRunConcurrent(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
-	}
-}
-
-// TestCheckShapeAgreesWithShapeError: checkShape refuses a launch shape
-// exactly when shapeError finds a mistake, at and around every bound.
-func TestCheckShapeAgreesWithShapeError(t *testing.T) {
-	s := testSession(t)
-	k := fakeKernel(s, "shape", bufParam("x", AccessRead))
-	ck := s.kernels[k.id]
-	counts := []int{-1, 0, 1, 7, 1<<31 - 1, 1 << 31}
-	sizes := []int{0, 1, 64, 1 << 20, 1<<20 + 1}
-	refused, passed := 0, 0
-	for _, static := range []bool{false, true} {
-		ck.info.Static, ck.info.WorkgroupSize = static, [3]int{64, 1, 1}
-		for _, nargs := range []int{0, 1, 2} {
-			for i := range 3 {
-				for _, c := range counts {
-					for _, z := range sizes {
-						d := Dispatch{Kernel: k, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{64, 1, 1}, Args: make([]Arg, nargs)}
-						d.Workgroups[i], d.WorkgroupSize[i] = c, z
-						got, want := checkShape(ck, &d), shapeError(ck, &d)
-						if strings.Contains(want.Error(), "internal error") {
-							want = nil
-						}
-						if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
-							t.Fatalf("%+v (static %v): checkShape %v, shapeError %v", d, static, got, want)
-						}
-						if got == nil {
-							passed++
-						} else {
-							refused++
-						}
-					}
-				}
-			}
-		}
-	}
-	if passed == 0 || refused == 0 {
-		t.Fatalf("%d passed, %d refused: the table misses a side", passed, refused)
 	}
 }

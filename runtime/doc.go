@@ -25,7 +25,8 @@
 // may want to branch on wraps one of the Err* sentinels.
 package runtime
 
-// BindingAPIv1 is the version guard generated code references
-// (`const _ = loomrt.BindingAPIv1`). A runtime whose binding contract changes
-// incompatibly renames it, so stale bindings stop compiling.
-const BindingAPIv1 = 1
+// BindingAPIv2 is the version guard generated code references
+// (`const _ = loomrt.BindingAPIv2`). A runtime whose binding contract changes
+// incompatibly renames it, so stale bindings stop compiling. Version 2:
+// dispatches are sealed and made by Session.NewDispatch.
+const BindingAPIv2 = 2

@@ -27,18 +27,25 @@ func newPipeline(t testing.TB, s *Session) *pipeline {
 func grid(n, wg int) [3]int { return [3]int{(n + wg - 1) / wg, 1, 1} }
 
 func (p *pipeline) axpyD(n int, a float32, x, y Slice[float32]) Dispatch {
-	return Dispatch{Kernel: p.axpy, Workgroups: grid(n, 64), WorkgroupSize: [3]int{64, 1, 1},
-		Args: []Arg{Index(n), F32(a), Buffer(x.Read()), Buffer(y.ReadWrite())}}
+	return must(p.s.NewDispatch(p.axpy, []Arg{Index(n)}, []Arg{Index(n), F32(a), Buffer(x.Read()), Buffer(y.ReadWrite())}))
 }
 
 func (p *pipeline) squareD(n int, src, dst Slice[float32]) Dispatch {
-	return Dispatch{Kernel: p.square, Workgroups: grid(n, 32), WorkgroupSize: [3]int{32, 1, 1},
-		Args: []Arg{Index(n), Buffer(src.Read()), Buffer(dst.Write())}}
+	return must(p.s.NewDispatch(p.square, []Arg{Index(n)}, []Arg{Index(n), Buffer(src.Read()), Buffer(dst.Write())}))
 }
 
 func (p *pipeline) offAddD(n int, k int32, off uint64, src Region, out Slice[int32]) Dispatch {
-	return Dispatch{Kernel: p.offAdd, Workgroups: grid(n, 16), WorkgroupSize: [3]int{16, 1, 1},
-		Args: []Arg{Index(n), I32(k), Offset(off), Buffer(src.Read()), Buffer(out.Write())}}
+	return must(p.s.NewDispatch(p.offAdd, []Arg{Index(n)}, []Arg{Index(n), I32(k), Offset(off), Buffer(src.Read()), Buffer(out.Write())}))
+}
+
+func (p *pipeline) nopD(b Binding) Dispatch {
+	return must(p.s.NewDispatch(p.nop, nil, []Arg{Buffer(b)}))
+}
+
+// squareRaw is squareD without NewDispatch's checks, to reach the
+// executor's own bounds checks.
+func (p *pipeline) squareRaw(n int, src, dst Slice[float32]) Dispatch {
+	return rawDispatch(p.s, p.square, grid(n, 32), [3]int{32, 1, 1}, Index(n), Buffer(src.Read()), Buffer(dst.Write()))
 }
 
 // TestEndToEnd records a small pipeline of fills and dispatches, replays it
@@ -130,14 +137,18 @@ func TestEndToEnd(t *testing.T) {
 }
 
 // TestExecutionFailureMakesUnusable: a dispatch whose buffer is shorter
-// than its views (the CPU executor checks every access) fails at replay and
-// the session then refuses work.
+// than its views (NewDispatch refuses one; rawDispatch gets past it to the
+// CPU executor, which checks every access) fails at replay and the session
+// then refuses work.
 func TestExecutionFailureMakesUnusable(t *testing.T) {
 	s := testSession(t)
 	p := newPipeline(t, s)
 	small := must(Alloc[float32](s, 10))
 	big := must(Alloc[float32](s, 100))
-	if err := s.Record("oob", []Command{p.squareD(100, small, big)}); err != nil {
+	if _, err := s.NewDispatch(p.square, []Arg{Index(100)}, []Arg{Index(100), Buffer(small.Read()), Buffer(big.Write())}); !errors.Is(err, ErrArgument) {
+		t.Errorf("NewDispatch of a 40-byte source for 100 elements: %v, want ErrArgument", err)
+	}
+	if err := s.Record("oob", []Command{p.squareRaw(100, small, big)}); err != nil {
 		t.Fatal(err)
 	}
 	err := s.Replay("oob")
@@ -154,7 +165,7 @@ func TestExecutionFailureMakesUnusable(t *testing.T) {
 	d := testSession(t)
 	q := newPipeline(t, d)
 	small, big = must(Alloc[float32](d, 10)), must(Alloc[float32](d, 100))
-	err = d.Run([]Command{q.squareD(100, small, big)})
+	err = d.Run([]Command{q.squareRaw(100, small, big)})
 	if !errors.Is(err, ErrDevice) || !strings.Contains(err.Error(), "run: command 0") {
 		t.Errorf("direct run error %v does not wrap ErrDevice naming the command", err)
 	}
@@ -174,8 +185,7 @@ func BenchmarkReplayOverhead(b *testing.B) {
 	for i := range cmds {
 		// Every command writes nothing (nop's access is none) but binds
 		// a different slice, so the graph has no edges.
-		cmds[i] = Dispatch{Kernel: p.nop, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1},
-			Args: []Arg{Buffer(must(r.Slice(i*4, 4)).Bind(AccessNone))}}
+		cmds[i] = p.nopD(must(r.Slice(i*4, 4)).Bind(AccessNone))
 	}
 	if err := s.Record("nops", cmds); err != nil {
 		b.Fatal(err)

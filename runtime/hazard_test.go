@@ -22,24 +22,24 @@ func TestHazardRules(t *testing.T) {
 		cmd  Command
 		deps []int
 	}{
-		/* 0 */ {"write 0..64", touch(one, slice(t, a, 0, 64).Write()), nil},
-		/* 1 */ {"read 0..32 follows the write", touch(one, slice(t, a, 0, 32).Read()), []int{0}},
-		/* 2 */ {"read 64..96 touches nothing written", touch(one, slice(t, a, 64, 32).Read()), nil},
-		/* 3 */ {"write 16..80 follows the writer and both readers", touch(one, slice(t, a, 16, 64).Write()), []int{0, 1, 2}},
-		/* 4 */ {"another allocation is independent", touch(one, slice(t, b, 16, 64).Write()), nil},
-		/* 5 */ {"read-write of fresh bytes", touch(one, slice(t, a, 100, 20).ReadWrite()), nil},
-		/* 6 */ {"reader after read-write node", touch(one, slice(t, a, 100, 10).Read()), []int{5}},
-		/* 7 */ {"one node reading and writing the same bytes: no self edge", touch(two, slice(t, a, 200, 10).Read(), slice(t, a, 200, 10).Write()), nil},
-		/* 8 */ {"later reader follows it", touch(one, slice(t, a, 205, 1).Read()), []int{7}},
-		/* 9 */ {"empty binding orders nothing", touch(one, slice(t, a, 20, 0).ReadWrite()), nil},
-		/* 10 */ {"access none orders nothing", touch(one, slice(t, a, 0, 256).Bind(AccessNone)), nil},
-		/* 11 */ {"adjacent bytes do not overlap", touch(one, slice(t, a, 96, 4).Write()), nil},
-		/* 12 */ {"write over several segments follows every writer and reader", touch(one, slice(t, a, 0, 128).Write()), []int{0, 1, 2, 3, 5, 6, 11}},
+		/* 0 */ {"write 0..64", touch(s, one, slice(t, a, 0, 64).Write()), nil},
+		/* 1 */ {"read 0..32 follows the write", touch(s, one, slice(t, a, 0, 32).Read()), []int{0}},
+		/* 2 */ {"read 64..96 touches nothing written", touch(s, one, slice(t, a, 64, 32).Read()), nil},
+		/* 3 */ {"write 16..80 follows the writer and both readers", touch(s, one, slice(t, a, 16, 64).Write()), []int{0, 1, 2}},
+		/* 4 */ {"another allocation is independent", touch(s, one, slice(t, b, 16, 64).Write()), nil},
+		/* 5 */ {"read-write of fresh bytes", touch(s, one, slice(t, a, 100, 20).ReadWrite()), nil},
+		/* 6 */ {"reader after read-write node", touch(s, one, slice(t, a, 100, 10).Read()), []int{5}},
+		/* 7 */ {"one node reading and writing the same bytes: no self edge", touch(s, two, slice(t, a, 200, 10).Read(), slice(t, a, 200, 10).Write()), nil},
+		/* 8 */ {"later reader follows it", touch(s, one, slice(t, a, 205, 1).Read()), []int{7}},
+		/* 9 */ {"empty binding orders nothing", touch(s, one, slice(t, a, 20, 0).ReadWrite()), nil},
+		/* 10 */ {"access none orders nothing", touch(s, one, slice(t, a, 0, 256).Bind(AccessNone)), nil},
+		/* 11 */ {"adjacent bytes do not overlap", touch(s, one, slice(t, a, 96, 4).Write()), nil},
+		/* 12 */ {"write over several segments follows every writer and reader", touch(s, one, slice(t, a, 0, 128).Write()), []int{0, 1, 2, 3, 5, 6, 11}},
 		/* 13 */ {"fill is a write", Fill{Region: slice(t, a, 64, 8)}, []int{12}},
-		/* 14 */ {"weights order nothing", touch(one, w.Read()), nil},
-		/* 15 */ {"read across fill and write", touch(one, slice(t, a, 60, 8).Read()), []int{12, 13}},
-		/* 16 */ {"write after write follows only the last writer", touch(one, slice(t, b, 16, 8).Write()), []int{4}},
-		/* 17 */ {"second write, same bytes", touch(one, slice(t, b, 16, 8).Write()), []int{16}},
+		/* 14 */ {"weights order nothing", touch(s, one, w.Read()), nil},
+		/* 15 */ {"read across fill and write", touch(s, one, slice(t, a, 60, 8).Read()), []int{12, 13}},
+		/* 16 */ {"write after write follows only the last writer", touch(s, one, slice(t, b, 16, 8).Write()), []int{4}},
+		/* 17 */ {"second write, same bytes", touch(s, one, slice(t, b, 16, 8).Write()), []int{16}},
 	}
 	cmds := make([]Command, len(rows))
 	for i, r := range rows {
@@ -182,7 +182,7 @@ func TestRecordMatchesReference(t *testing.T) {
 			bs = append(bs, slice(t, regions[sp.alloc], sp.off, sp.n).Bind(sp.acc))
 		}
 		// Region allocation ids match their index in regions.
-		cmds = append(cmds, touch(k, bs...))
+		cmds = append(cmds, touch(s, k, bs...))
 		want = append(want, ref.add(n, spans))
 	}
 	if err := s.Record("random", cmds); err != nil {
@@ -218,11 +218,11 @@ func BenchmarkRecord(b *testing.B) {
 				ws := slice(b, w, layer*1024, 1024)
 				switch i % 4 {
 				case 0:
-					cmds = append(cmds, touch(k3, src.Read(), ws.Read(), dst.Write()))
+					cmds = append(cmds, touch(s, k3, src.Read(), ws.Read(), dst.Write()))
 				case 1:
-					cmds = append(cmds, touch(k2, dst.ReadWrite(), slice(b, scratch, (i%256)*1024, 1024).Write()))
+					cmds = append(cmds, touch(s, k2, dst.ReadWrite(), slice(b, scratch, (i%256)*1024, 1024).Write()))
 				case 2:
-					cmds = append(cmds, touch(k3, dst.Read(), ws.Read(), kvs.Write()))
+					cmds = append(cmds, touch(s, k3, dst.Read(), ws.Read(), kvs.Write()))
 				case 3:
 					cmds = append(cmds, Fill{Region: slice(b, scratch, (i%128)*2048, 2048)})
 				}

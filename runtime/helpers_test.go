@@ -53,11 +53,37 @@ func slice(t testing.TB, r Region, off, n int) Region {
 	return must(r.Slice(off, n))
 }
 
-// touch is a dispatch of k binding bs.
-func touch(k Kernel, bs ...Binding) Dispatch {
-	d := Dispatch{Kernel: k, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}}
-	for _, b := range bs {
-		d.Args = append(d.Args, Buffer(b))
+// touch is a dispatch of k binding bs, for kernels made by fakeKernel,
+// which have no launch config NewDispatch could evaluate.
+func touch(s *Session, k Kernel, bs ...Binding) Dispatch {
+	args := make([]Arg, len(bs))
+	for i, b := range bs {
+		args[i] = Buffer(b)
+	}
+	return rawDispatch(s, k, [3]int{1, 1, 1}, [3]int{1, 1, 1}, args...)
+}
+
+// rawDispatch seals a dispatch of k with the given geometry after only
+// packArgs's checks (panicking on a refusal): the back door tests use to
+// reach what NewDispatch rules out, such as an execution that overruns a
+// buffer, or kernels without a launch config.
+func rawDispatch(s *Session, k Kernel, grid, size [3]int, args ...Arg) Dispatch {
+	sd := &sealedDispatch{kernel: k, args: args, launch: launchCmd{Workgroups: grid, WorkgroupSize: size}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ck := must(s.kernel(k))
+	sd.launch.Kernel, sd.launch.Name = ck.dev, ck.info.Export
+	sd.launch.Args = make([]launchArg, len(args))
+	sd.spans = must(s.packArgs(ck, args, sd.launch.Args, nil, true))
+	return Dispatch{p: sd}
+}
+
+// newDispatch is s.NewDispatch that fails the test on error.
+func newDispatch(t testing.TB, s *Session, k Kernel, workload []Arg, args ...Arg) Dispatch {
+	t.Helper()
+	d, err := s.NewDispatch(k, workload, args)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return d
 }

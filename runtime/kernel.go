@@ -9,21 +9,24 @@ import (
 // compiledKernel is a kernel compiled by one session, with the metadata
 // every dispatch is checked against.
 type compiledKernel struct {
-	// direct is the packed launch of Run's one-dispatch path, reused by
-	// every such Run of this kernel under s.mu (the backend is done with
-	// it when launch returns). Kernel, Name and the argument slots are
-	// set by the first such run; between runs it still refers to the
-	// memory the last run bound, which the session owns until Close
-	// anyway. It and kinds come first, next to info's signature, so a
-	// direct Run reads few cache lines (see Session).
-	direct launchCmd
 	// kinds[i] is the argument kind launch parameter i accepts.
 	kinds []argKind
 	info  KernelInfo
 	dev   devKernel
-	// maxStorage bounds Dispatch.WorkgroupStorage: 0 for a kernel without
-	// a dynamic_workgroup_storage clause, the backend's limit otherwise.
+	// maxStorage bounds a dispatch's dynamic workgroup storage: 0 for a
+	// kernel without a dynamic_workgroup_storage clause, the backend's
+	// limit otherwise.
 	maxStorage int
+
+	// What NewDispatch evaluates for every dispatch: the launch-config
+	// formulas (nil with launchErr when they cannot be evaluated), the
+	// argument predicates, the buffer extents and the workgroup-storage
+	// uses.
+	launchExprs *loom.LaunchExprs
+	launchErr   error
+	checks      []loom.ArgCheck
+	extents     []loom.Extent
+	storage     []loom.StorageUse
 
 	// Analysis results kept for LaunchConfig.
 	prog   *loom.Program
@@ -100,15 +103,6 @@ func (s *Session) kernel(k Kernel) (*compiledKernel, error) {
 		return nil, fmt.Errorf("%w: unknown kernel id %d", ErrArgument, k.id)
 	}
 	return s.kernels[k.id], nil
-}
-
-// directLaunch is ck's reusable launch for Run's one-dispatch path, made
-// on first use; the caller holds the session's lock.
-func (ck *compiledKernel) directLaunch() *launchCmd {
-	if ck.direct.Args == nil {
-		ck.direct = launchCmd{Kernel: ck.dev, Name: ck.info.Export, Args: make([]launchArg, len(ck.kinds))}
-	}
-	return &ck.direct
 }
 
 // scalarKind maps a scalar Loom type to the Arg kind that passes it and its

@@ -113,16 +113,20 @@ func appendBindings(bs []Binding, c Command) []Binding {
 	case *Fill:
 		return append(bs, c.Region.Write())
 	case Dispatch:
-		for _, a := range c.Args {
-			if a.kind == argBuffer {
-				bs = append(bs, a.binding)
-			}
-		}
+		return appendDispatchBindings(bs, &c)
 	case *Dispatch:
-		for _, a := range c.Args {
-			if a.kind == argBuffer {
-				bs = append(bs, a.binding)
-			}
+		return appendDispatchBindings(bs, c)
+	}
+	return bs
+}
+
+func appendDispatchBindings(bs []Binding, d *Dispatch) []Binding {
+	if d == nil || d.p == nil {
+		return bs
+	}
+	for _, a := range d.p.args {
+		if a.kind == argBuffer {
+			bs = append(bs, a.binding)
 		}
 	}
 	return bs
@@ -236,47 +240,36 @@ func (s *Session) Run(cmds []Command) error {
 }
 
 // runDispatch is Run of the single dispatch d: the same checks, in the same
-// order, with the same errors as the general path, packed into the kernel's
-// own reusable launch.
+// order, with the same errors as the general path. NewDispatch checked and
+// packed everything else, so what is left is the dispatch's session.
 func (s *Session) runDispatch(d *Dispatch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.failure != nil {
 		return s.usable()
 	}
+	sd := d.p
 	// s.kernel's checks as comparisons (s.id is never 0, and a negative
 	// id is a huge uint32); a refused handle takes s.kernel for the words.
-	k := d.Kernel
-	if k.sess != s.id || uint32(k.id) >= uint32(len(s.kernels)) {
-		_, err := s.kernel(k)
-		return runRefused(err)
+	if sd == nil || sd.kernel.sess != s.id || uint32(sd.kernel.id) >= uint32(len(s.kernels)) {
+		return s.runRefused(d)
 	}
-	ck := s.kernels[k.id]
-	if err := checkShape(ck, d); err != nil {
-		return runRefused(err)
-	}
-	l := ck.directLaunch()
-	if _, err := s.packArgs(ck, d.Args, l.Args, nil, false); err != nil {
-		return runRefused(err)
-	}
-	// Element by element: the compiler copies a [3]int with overlapping
-	// 16-byte moves, which stall on the stores just made.
-	for i := range 3 {
-		l.Workgroups[i], l.WorkgroupSize[i] = d.Workgroups[i], d.WorkgroupSize[i]
-	}
-	l.WorkgroupStorage = d.WorkgroupStorage
-	if err := s.be.launch(l); err != nil {
+	if err := s.be.launch(&sd.launch); err != nil {
 		return s.runFailed(err)
 	}
 	return nil
 }
 
-// runRefused is the error of a direct Run whose dispatch failed a check.
+// runRefused is the error of a direct Run whose dispatch was refused; the
+// caller holds s.mu.
 //
 //go:noinline
-func runRefused(err error) error {
-	if err == nil { // s.kernel and the comparisons disagree: a bug
-		err = fmt.Errorf("%w: kernel handle refused without a reason (internal error)", ErrArgument)
+func (s *Session) runRefused(d *Dispatch) error {
+	err := zeroDispatch
+	if d.p != nil {
+		if _, err = s.kernel(d.p.kernel); err == nil { // the comparisons and s.kernel disagree: a bug
+			err = fmt.Errorf("%w: kernel handle refused without a reason (internal error)", ErrArgument)
+		}
 	}
 	return fmt.Errorf("run: command 0: %w", err)
 }

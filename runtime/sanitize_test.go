@@ -49,7 +49,7 @@ func TestSanitizeSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := must(s.Allocate(16))
-	err = s.Run([]Command{Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{4, 1, 1}, Args: []Arg{Buffer(out.Write())}}})
+	err = s.Run([]Command{newDispatch(t, s, ks[0], nil, Buffer(out.Write()))})
 	var re *interp.RunError
 	if !errors.As(err, &re) || re.Event == nil || re.Event.Type != "tsan_report" || re.Event.Memory != "workgroup" {
 		t.Fatalf("err = %v, want a tsan report", err)

@@ -98,33 +98,46 @@ func TestSessionErrors(t *testing.T) {
 		bufParam("src", AccessRead), bufParam("dst", AccessWrite))
 	s.kernels[k.id].info.WorkgroupSize, s.kernels[k.id].info.Static = [3]int{64, 1, 1}, true
 	foreignK := fakeKernel(other, "scale")
-	ok := func() Dispatch {
-		return Dispatch{Kernel: k, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{64, 1, 1},
-			Args: []Arg{Index(16), F32(2), Buffer(r.Read()), Buffer(r.Write())}}
-	}
-	with := func(f func(*Dispatch)) Dispatch { d := ok(); f(&d); return d }
+	okArgs := func() []Arg { return []Arg{Index(16), F32(2), Buffer(r.Read()), Buffer(r.Write())} }
+	ok := func() Dispatch { return rawDispatch(s, k, [3]int{1, 1, 1}, [3]int{64, 1, 1}, okArgs()...) }
+	with := func(f func([]Arg) []Arg) []Arg { return f(okArgs()) }
 	if err := s.Record("ok", []Command{ok()}); err != nil {
 		t.Fatalf("valid dispatch: %v", err)
 	}
+	made := []struct {
+		name string
+		k    Kernel
+		args []Arg
+		want error
+		msg  string
+	}{
+		{"foreign region", k, with(func(a []Arg) []Arg { a[2] = Buffer(foreign.Read()); return a }), ErrForeign, "%src"},
+		{"foreign kernel", foreignK, okArgs(), ErrForeign, "session"},
+		{"zero kernel", Kernel{}, okArgs(), ErrArgument, "zero kernel"},
+		{"zero region", k, with(func(a []Arg) []Arg { a[3] = Buffer(Region{}.Write()); return a }), ErrArgument, "%dst"},
+		{"written weight", k, with(func(a []Arg) []Arg { a[3] = Buffer(w.Write()); return a }), ErrWeightWrite, "%dst"},
+		{"read binding for written buffer", k, with(func(a []Arg) []Arg { a[3] = Buffer(r.Read()); return a }), ErrArgument, "needs write"},
+		{"too few args", k, with(func(a []Arg) []Arg { return a[:3] }), ErrArgument, "3 arguments"},
+		{"scalar kind", k, with(func(a []Arg) []Arg { a[1] = I32(2); return a }), ErrArgument, "%f"},
+		{"float as index", k, with(func(a []Arg) []Arg { a[0] = F32(16); return a }), ErrArgument, "%n"},
+		{"buffer for scalar", k, with(func(a []Arg) []Arg { a[0] = Buffer(r.Read()); return a }), ErrArgument, "%n"},
+		{"index beyond carrier", k, with(func(a []Arg) []Arg { a[0] = Index(1 << 31); return a }), ErrArgument, "32-bit"},
+		{"no launch config to evaluate", k, okArgs(), ErrArgument, "no launch configuration"},
+	}
+	for _, c := range made {
+		if _, err := s.NewDispatch(c.k, nil, c.args); !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("NewDispatch with %s: %v, want %v mentioning %q", c.name, err, c.want, c.msg)
+		}
+	}
+	otherP := newPipeline(t, other)
 	cases := []struct {
 		name string
 		cmd  Command
 		want error
 		msg  string
 	}{
-		{"foreign region", with(func(d *Dispatch) { d.Args[2] = Buffer(foreign.Read()) }), ErrForeign, "%src"},
-		{"foreign kernel", with(func(d *Dispatch) { d.Kernel = foreignK }), ErrForeign, "session"},
-		{"zero kernel", with(func(d *Dispatch) { d.Kernel = Kernel{} }), ErrArgument, "zero kernel"},
-		{"zero region", with(func(d *Dispatch) { d.Args[3] = Buffer(Region{}.Write()) }), ErrArgument, "%dst"},
-		{"written weight", with(func(d *Dispatch) { d.Args[3] = Buffer(w.Write()) }), ErrWeightWrite, "%dst"},
-		{"read binding for written buffer", with(func(d *Dispatch) { d.Args[3] = Buffer(r.Read()) }), ErrArgument, "needs write"},
-		{"too few args", with(func(d *Dispatch) { d.Args = d.Args[:3] }), ErrArgument, "3 arguments"},
-		{"scalar kind", with(func(d *Dispatch) { d.Args[1] = I32(2) }), ErrArgument, "%f"},
-		{"float as index", with(func(d *Dispatch) { d.Args[0] = F32(16) }), ErrArgument, "%n"},
-		{"buffer for scalar", with(func(d *Dispatch) { d.Args[0] = Buffer(r.Read()) }), ErrArgument, "%n"},
-		{"index beyond carrier", with(func(d *Dispatch) { d.Args[0] = Index(1 << 31) }), ErrArgument, "32-bit"},
-		{"workgroup size", with(func(d *Dispatch) { d.WorkgroupSize = [3]int{32, 1, 1} }), ErrArgument, "compiled with"},
-		{"no workgroups", with(func(d *Dispatch) { d.Workgroups = [3]int{0, 1, 1} }), ErrArgument, "workgroups"},
+		{"zero dispatch", Dispatch{}, ErrArgument, "zero Dispatch"},
+		{"dispatch of another session", otherP.nopD(foreign.Read()), ErrForeign, "session"},
 		{"fill of weight", Fill{Region: w}, ErrWeightWrite, "weight"},
 		{"misaligned fill", Fill{Region: must(r.Slice(2, 8))}, ErrArgument, "multiples of 4"},
 		{"foreign fill", Fill{Region: foreign}, ErrForeign, "fill"},

@@ -70,8 +70,10 @@ func TestDynamicWorkgroupStorageBackends(t *testing.T) {
 				t.Fatalf("LaunchStorage = %d, %v; want %d", storage, err, 4*words)
 			}
 			out := must(Alloc[int32](s, 256))
-			d := Dispatch{Kernel: ks[0], Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{256, 1, 1},
-				WorkgroupStorage: storage, Args: []Arg{Index(words), Buffer(out.Region().Write())}}
+			d := newDispatch(t, s, ks[0], []Arg{Index(words)}, Index(words), Buffer(out.Region().Write()))
+			if d.WorkgroupStorage() != 4*words {
+				t.Fatalf("dynamic workgroup storage %d, want %d from the launch config", d.WorkgroupStorage(), 4*words)
+			}
 			if err := s.Run([]Command{d}); err != nil {
 				t.Fatal(err)
 			}
@@ -92,10 +94,9 @@ func TestDynamicWorkgroupStorageBackends(t *testing.T) {
 			}
 			check("graph")
 
-			big := d
-			big.WorkgroupStorage = info.MaxWorkgroupStorage + 1
-			if err := s.Run([]Command{big}); !errors.Is(err, ErrArgument) {
-				t.Errorf("%d bytes past the backend's limit: %v", big.WorkgroupStorage, err)
+			bigWords := info.MaxWorkgroupStorage/4 + 1
+			if _, err := s.NewDispatch(ks[0], []Arg{Index(bigWords)}, []Arg{Index(bigWords), Buffer(out.Region().Write())}); !errors.Is(err, ErrArgument) {
+				t.Errorf("%d bytes past the backend's limit: %v", 4*bigWords, err)
 			}
 		})
 	}

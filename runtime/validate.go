@@ -4,82 +4,25 @@ import (
 	"fmt"
 )
 
-// prepareDispatch checks d against its compiled kernel and packs it into l,
-// taking l.Args from arena; it appends the spans its buffer bindings touch
-// (weights excluded: nothing writes them, so they order nothing). Errors do
-// not say which command failed; the caller adds that. The caller holds s.mu.
-func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, arena *[]launchArg, spans []span) ([]span, error) {
-	ck, err := s.kernel(d.Kernel)
-	if err != nil {
+// prepareDispatch copies the launch NewDispatch sealed into l and appends
+// the spans its bindings touch (weights excluded: nothing writes them, so
+// they order nothing). All a sealed dispatch needs checking is that it
+// exists and belongs to this session: everything else NewDispatch proved
+// stays true until Close. Errors do not say which command failed; the
+// caller adds that. The caller holds s.mu.
+func (s *Session) prepareDispatch(d *Dispatch, l *launchCmd, spans []span) ([]span, error) {
+	sd := d.p
+	if sd == nil {
+		return spans, zeroDispatch
+	}
+	if _, err := s.kernel(sd.kernel); err != nil {
 		return spans, err
 	}
-	if err := checkShape(ck, d); err != nil {
-		return spans, err
-	}
-	if cap(*arena)-len(*arena) < len(d.Args) {
-		*arena = make([]launchArg, 0, max(64, 2*len(d.Args)))
-	}
-	n0 := len(*arena)
-	*arena = (*arena)[:n0+len(d.Args)]
-	*l = launchCmd{
-		Kernel:           ck.dev,
-		Name:             ck.info.Export,
-		Workgroups:       d.Workgroups,
-		WorkgroupSize:    d.WorkgroupSize,
-		WorkgroupStorage: d.WorkgroupStorage,
-		Args:             (*arena)[n0 : n0+len(d.Args) : n0+len(d.Args)],
-	}
-	return s.packArgs(ck, d.Args, l.Args, spans, true)
+	*l = sd.launch
+	return append(spans, sd.spans...), nil
 }
 
-// checkShape checks d's argument count and launch geometry against ck
-// (binding mistakes of arity and workgroup size), in plain comparisons;
-// shapeError words a refusal.
-func checkShape(ck *compiledKernel, d *Dispatch) error {
-	info := &ck.info
-	bad := len(d.Args) != len(info.Params) || (info.Static && d.WorkgroupSize != info.WorkgroupSize) ||
-		d.WorkgroupStorage < 0 || d.WorkgroupStorage > ck.maxStorage
-	for i := range 3 {
-		bad = bad || d.Workgroups[i] < 1 || d.Workgroups[i] > 1<<31-1 || d.WorkgroupSize[i] < 1 || d.WorkgroupSize[i] > 1<<20
-	}
-	if bad {
-		return shapeError(ck, d)
-	}
-	return nil
-}
-
-// shapeError says what checkShape refused, one check at a time, in order.
-//
-//go:noinline
-func shapeError(ck *compiledKernel, d *Dispatch) error {
-	info := &ck.info
-	if len(d.Args) != len(info.Params) {
-		return fmt.Errorf("%w: kernel %s: %d arguments, its launch signature has %d", ErrArgument, info.Export, len(d.Args), len(info.Params))
-	}
-	for i := range 3 {
-		if d.Workgroups[i] < 1 || d.Workgroups[i] > 1<<31-1 {
-			return fmt.Errorf("%w: kernel %s: workgroups %v: each count must be in [1, 2^31)", ErrArgument, info.Export, d.Workgroups)
-		}
-		if d.WorkgroupSize[i] < 1 || d.WorkgroupSize[i] > 1<<20 {
-			return fmt.Errorf("%w: kernel %s: workgroup size %v: each size must be in [1, 2^20]", ErrArgument, info.Export, d.WorkgroupSize)
-		}
-	}
-	if info.Static && d.WorkgroupSize != info.WorkgroupSize {
-		return fmt.Errorf("%w: kernel %s: workgroup size %v, compiled with %v", ErrArgument, info.Export, d.WorkgroupSize, info.WorkgroupSize)
-	}
-	switch {
-	case d.WorkgroupStorage < 0:
-		return fmt.Errorf("%w: kernel %s: %d bytes of dynamic workgroup storage", ErrArgument, info.Export, d.WorkgroupStorage)
-	case d.WorkgroupStorage > 0 && !info.DynamicWorkgroupStorage:
-		return fmt.Errorf("%w: kernel %s: %d bytes of dynamic workgroup storage, but its launch config has no dynamic_workgroup_storage clause", ErrArgument, info.Export, d.WorkgroupStorage)
-	case d.WorkgroupStorage > ck.maxStorage:
-		return fmt.Errorf("%w: kernel %s: %d bytes of dynamic workgroup storage; the backend gives this kernel at most %d", ErrArgument, info.Export, d.WorkgroupStorage, ck.maxStorage)
-	}
-	return fmt.Errorf("%w: kernel %s: launch shape %v × %v refused without a reason (internal error)", ErrArgument, info.Export, d.Workgroups, d.WorkgroupSize)
-}
-
-// packArgs checks args (as many as ck's parameters, which checkShape
-// ensured) and packs them into out; with track it also appends the spans
+// packArgs checks args (a count other than ck's parameters is refused) and packs them into out; with track it also appends the spans
 // the buffer bindings touch, weights excluded. The caller holds s.mu.
 //
 // The loop is every check of argError in plain comparisons, with no
@@ -234,7 +177,6 @@ type preparer struct {
 	s        *Session
 	launches []launchCmd
 	fills    []fillCmd
-	args     []launchArg
 	spans    []span
 	// maxBindings bounds the bindings of all commands, for sizing.
 	maxBindings int
@@ -255,10 +197,10 @@ func (p *preparer) reset(s *Session, cmds []Command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
 		case Dispatch:
-			nl, na = nl+1, na+len(c.Args)
+			nl, na = nl+1, na+c.nargs()
 		case *Dispatch:
 			if c != nil {
-				nl, na = nl+1, na+len(c.Args)
+				nl, na = nl+1, na+c.nargs()
 			}
 		default:
 			nf++
@@ -266,7 +208,6 @@ func (p *preparer) reset(s *Session, cmds []Command) {
 	}
 	p.launches = reuse(p.launches, nl)
 	p.fills = reuse(p.fills, nf)
-	p.args = reuse(p.args, na)
 	p.spans = p.spans[:0]
 	p.maxBindings = na + nf
 }
@@ -276,7 +217,6 @@ func (p *preparer) reset(s *Session, cmds []Command) {
 func (p *preparer) drop() {
 	clear(p.launches)
 	clear(p.fills)
-	clear(p.args)
 	p.s = nil
 }
 
@@ -314,7 +254,7 @@ func (p *preparer) prepare(c Command) (graphNode, error) {
 	}
 	p.launches = p.launches[:len(p.launches)+1]
 	l := &p.launches[len(p.launches)-1]
-	p.spans, err = p.s.prepareDispatch(d, l, &p.args, p.spans)
+	p.spans, err = p.s.prepareDispatch(d, l, p.spans)
 	return graphNode{Launch: l}, err
 }
 

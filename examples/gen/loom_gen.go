@@ -10,9 +10,9 @@ import (
 	"strconv"
 )
 
-// The bindings need version 1 of the runtime's binding API; a runtime that
+// The bindings need version 2 of the runtime's binding API; a runtime that
 // changes that contract renames the constant, and this file stops compiling.
-const _ = loomrt.BindingAPIv1
+const _ = loomrt.BindingAPIv2
 
 //go:embed kernels/mlp.loom
 var loomSource0 []byte
@@ -152,22 +152,27 @@ func Load(s *loomrt.Session, cfg Config) (*Kernels, error) {
 		Add: Add{
 			cfg:    c,
 			kernel: compiled[3],
+			sess:   s,
 		},
 		Gelu: Gelu{
 			cfg:    c,
 			kernel: compiled[2],
+			sess:   s,
 		},
 		LayerNorm: LayerNorm{
 			cfg:    c,
 			kernel: compiled[0],
+			sess:   s,
 		},
 		MatmulBias: MatmulBias{
 			cfg:    c,
 			kernel: compiled[1],
+			sess:   s,
 		},
 		SoftmaxRows: SoftmaxRows{
 			cfg:    c,
 			kernel: compiled[4],
+			sess:   s,
 		},
 	}, nil
 }
@@ -187,13 +192,16 @@ func Load(s *loomrt.Session, cfg Config) (*Kernels, error) {
 type LayerNorm struct {
 	kernel loomrt.Kernel
 	cfg    *Config
+	sess   *loomrt.Session
 }
 
 // Dispatch builds a dispatch of layer_norm with the workload and launch arguments
 // (rows, cols, eps, x, gamma, beta, out). It checks the kernel's argument predicates,
 // computes the grid and workgroup size from the kernel's launch-config region,
 // checks that every buffer is as long as the kernel's views over it, and binds
-// each buffer with its inferred access. Errors wrap loomrt.ErrArgument.
+// each buffer with its inferred access. The session then checks all of it again
+// from the compiled kernel and seals the dispatch (loomrt.Session.NewDispatch).
+// Errors wrap loomrt.ErrArgument.
 func (k LayerNorm) Dispatch(rows int, cols int, eps float32, x loomrt.Slice[float32], gamma loomrt.Slice[float32], beta loomrt.Slice[float32], out loomrt.Slice[float32]) (loomrt.Dispatch, error) {
 	if k.cfg == nil {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: kernel not loaded (take it from the Kernels that Load returns)", loomrt.ErrArgument)
@@ -226,20 +234,15 @@ func (k LayerNorm) Dispatch(rows int, cols int, eps float32, x loomrt.Slice[floa
 	} else if uint64(out.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: layer_norm: buffer out holds %d bytes; the kernel's views span %d bytes for these arguments (cols*(rows*4))", loomrt.ErrArgument, out.Region().Len(), need)
 	}
-	return loomrt.Dispatch{
-		Args: []loomrt.Arg{
-			loomrt.Index(rows),
-			loomrt.Index(cols),
-			loomrt.F32(eps),
-			loomrt.Buffer(x.Region().Read()),
-			loomrt.Buffer(gamma.Region().Read()),
-			loomrt.Buffer(beta.Region().Read()),
-			loomrt.Buffer(out.Region().Write()),
-		},
-		Kernel:        k.kernel,
-		WorkgroupSize: [3]int{64, 1, 1},
-		Workgroups:    [3]int{int(groupsX), 1, 1},
-	}, nil
+	return k.sess.NewDispatch(k.kernel, []loomrt.Arg{loomrt.Index(rows)}, []loomrt.Arg{
+		loomrt.Index(rows),
+		loomrt.Index(cols),
+		loomrt.F32(eps),
+		loomrt.Buffer(x.Region().Read()),
+		loomrt.Buffer(gamma.Region().Read()),
+		loomrt.Buffer(beta.Region().Read()),
+		loomrt.Buffer(out.Region().Write()),
+	})
 }
 
 // MatmulBias is the Loom kernel "matmul_bias" (@matmul_bias) defined at kernels/mlp.loom:89:1.
@@ -255,13 +258,16 @@ func (k LayerNorm) Dispatch(rows int, cols int, eps float32, x loomrt.Slice[floa
 type MatmulBias struct {
 	kernel loomrt.Kernel
 	cfg    *Config
+	sess   *loomrt.Session
 }
 
 // Dispatch builds a dispatch of matmul_bias with the workload and launch arguments
 // (m, n, k_, a, b, bias, c). It checks the kernel's argument predicates,
 // computes the grid and workgroup size from the kernel's launch-config region,
 // checks that every buffer is as long as the kernel's views over it, and binds
-// each buffer with its inferred access. Errors wrap loomrt.ErrArgument.
+// each buffer with its inferred access. The session then checks all of it again
+// from the compiled kernel and seals the dispatch (loomrt.Session.NewDispatch).
+// Errors wrap loomrt.ErrArgument.
 func (k MatmulBias) Dispatch(m int, n int, k_ int, a loomrt.Slice[float32], b loomrt.Slice[float32], bias loomrt.Slice[float32], c loomrt.Slice[float32]) (loomrt.Dispatch, error) {
 	if k.cfg == nil {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: kernel not loaded (take it from the Kernels that Load returns)", loomrt.ErrArgument)
@@ -295,20 +301,15 @@ func (k MatmulBias) Dispatch(m int, n int, k_ int, a loomrt.Slice[float32], b lo
 	} else if uint64(c.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: matmul_bias: buffer c holds %d bytes; the kernel's views span %d bytes for these arguments (n*(m*4))", loomrt.ErrArgument, c.Region().Len(), need)
 	}
-	return loomrt.Dispatch{
-		Args: []loomrt.Arg{
-			loomrt.Index(m),
-			loomrt.Index(n),
-			loomrt.Index(k_),
-			loomrt.Buffer(a.Region().Read()),
-			loomrt.Buffer(b.Region().Read()),
-			loomrt.Buffer(bias.Region().Read()),
-			loomrt.Buffer(c.Region().Write()),
-		},
-		Kernel:        k.kernel,
-		WorkgroupSize: [3]int{16, 16, 1},
-		Workgroups:    [3]int{int(groupsX), int(groupsY), 1},
-	}, nil
+	return k.sess.NewDispatch(k.kernel, []loomrt.Arg{loomrt.Index(m), loomrt.Index(n)}, []loomrt.Arg{
+		loomrt.Index(m),
+		loomrt.Index(n),
+		loomrt.Index(k_),
+		loomrt.Buffer(a.Region().Read()),
+		loomrt.Buffer(b.Region().Read()),
+		loomrt.Buffer(bias.Region().Read()),
+		loomrt.Buffer(c.Region().Write()),
+	})
 }
 
 // Gelu is the Loom kernel "gelu" (@gelu) defined at kernels/mlp.loom:165:1.
@@ -320,13 +321,16 @@ func (k MatmulBias) Dispatch(m int, n int, k_ int, a loomrt.Slice[float32], b lo
 type Gelu struct {
 	kernel loomrt.Kernel
 	cfg    *Config
+	sess   *loomrt.Session
 }
 
 // Dispatch builds a dispatch of gelu with the workload and launch arguments
 // (n, x). It checks the kernel's argument predicates,
 // computes the grid and workgroup size from the kernel's launch-config region,
 // checks that every buffer is as long as the kernel's views over it, and binds
-// each buffer with its inferred access. Errors wrap loomrt.ErrArgument.
+// each buffer with its inferred access. The session then checks all of it again
+// from the compiled kernel and seals the dispatch (loomrt.Session.NewDispatch).
+// Errors wrap loomrt.ErrArgument.
 func (k Gelu) Dispatch(n int, x loomrt.Slice[float32]) (loomrt.Dispatch, error) {
 	if k.cfg == nil {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: kernel not loaded (take it from the Kernels that Load returns)", loomrt.ErrArgument)
@@ -348,12 +352,7 @@ func (k Gelu) Dispatch(n int, x loomrt.Slice[float32]) (loomrt.Dispatch, error) 
 	} else if uint64(x.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: gelu: buffer x holds %d bytes; the kernel's views span %d bytes for these arguments (n*4)", loomrt.ErrArgument, x.Region().Len(), need)
 	}
-	return loomrt.Dispatch{
-		Args:          []loomrt.Arg{loomrt.Index(n), loomrt.Buffer(x.Region().ReadWrite())},
-		Kernel:        k.kernel,
-		WorkgroupSize: [3]int{int(sizeX), 1, 1},
-		Workgroups:    [3]int{int(groupsX), 1, 1},
-	}, nil
+	return k.sess.NewDispatch(k.kernel, []loomrt.Arg{loomrt.Index(n)}, []loomrt.Arg{loomrt.Index(n), loomrt.Buffer(x.Region().ReadWrite())})
 }
 
 // Add is the Loom kernel "add" (@add) defined at kernels/mlp.loom:204:1.
@@ -367,13 +366,16 @@ func (k Gelu) Dispatch(n int, x loomrt.Slice[float32]) (loomrt.Dispatch, error) 
 type Add struct {
 	kernel loomrt.Kernel
 	cfg    *Config
+	sess   *loomrt.Session
 }
 
 // Dispatch builds a dispatch of add with the workload and launch arguments
 // (n, a, b, out). It checks the kernel's argument predicates,
 // computes the grid and workgroup size from the kernel's launch-config region,
 // checks that every buffer is as long as the kernel's views over it, and binds
-// each buffer with its inferred access. Errors wrap loomrt.ErrArgument.
+// each buffer with its inferred access. The session then checks all of it again
+// from the compiled kernel and seals the dispatch (loomrt.Session.NewDispatch).
+// Errors wrap loomrt.ErrArgument.
 func (k Add) Dispatch(n int, a loomrt.Slice[float32], b loomrt.Slice[float32], out loomrt.Slice[float32]) (loomrt.Dispatch, error) {
 	if k.cfg == nil {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: add: kernel not loaded (take it from the Kernels that Load returns)", loomrt.ErrArgument)
@@ -405,17 +407,12 @@ func (k Add) Dispatch(n int, a loomrt.Slice[float32], b loomrt.Slice[float32], o
 	} else if uint64(out.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: add: buffer out holds %d bytes; the kernel's views span %d bytes for these arguments (n*4)", loomrt.ErrArgument, out.Region().Len(), need)
 	}
-	return loomrt.Dispatch{
-		Args: []loomrt.Arg{
-			loomrt.Index(n),
-			loomrt.Buffer(a.Region().Read()),
-			loomrt.Buffer(b.Region().Read()),
-			loomrt.Buffer(out.Region().Write()),
-		},
-		Kernel:        k.kernel,
-		WorkgroupSize: [3]int{int(sizeX), 1, 1},
-		Workgroups:    [3]int{int(groupsX), 1, 1},
-	}, nil
+	return k.sess.NewDispatch(k.kernel, []loomrt.Arg{loomrt.Index(n)}, []loomrt.Arg{
+		loomrt.Index(n),
+		loomrt.Buffer(a.Region().Read()),
+		loomrt.Buffer(b.Region().Read()),
+		loomrt.Buffer(out.Region().Write()),
+	})
 }
 
 // SoftmaxRows is the Loom kernel "softmax_rows" (@softmax_rows) defined at kernels/mlp.loom:229:1.
@@ -429,13 +426,16 @@ func (k Add) Dispatch(n int, a loomrt.Slice[float32], b loomrt.Slice[float32], o
 type SoftmaxRows struct {
 	kernel loomrt.Kernel
 	cfg    *Config
+	sess   *loomrt.Session
 }
 
 // Dispatch builds a dispatch of softmax_rows with the workload and launch arguments
 // (rows, cols, x, out). It checks the kernel's argument predicates,
 // computes the grid and workgroup size from the kernel's launch-config region,
 // checks that every buffer is as long as the kernel's views over it, and binds
-// each buffer with its inferred access. Errors wrap loomrt.ErrArgument.
+// each buffer with its inferred access. The session then checks all of it again
+// from the compiled kernel and seals the dispatch (loomrt.Session.NewDispatch).
+// Errors wrap loomrt.ErrArgument.
 func (k SoftmaxRows) Dispatch(rows int, cols int, x loomrt.Slice[float32], out loomrt.Slice[float32]) (loomrt.Dispatch, error) {
 	if k.cfg == nil {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: kernel not loaded (take it from the Kernels that Load returns)", loomrt.ErrArgument)
@@ -455,17 +455,12 @@ func (k SoftmaxRows) Dispatch(rows int, cols int, x loomrt.Slice[float32], out l
 	} else if uint64(out.Region().Len()) < need {
 		return loomrt.Dispatch{}, fmt.Errorf("%w: softmax_rows: buffer out holds %d bytes; the kernel's views span %d bytes for these arguments (cols*(rows*4))", loomrt.ErrArgument, out.Region().Len(), need)
 	}
-	return loomrt.Dispatch{
-		Args: []loomrt.Arg{
-			loomrt.Index(rows),
-			loomrt.Index(cols),
-			loomrt.Buffer(x.Region().Read()),
-			loomrt.Buffer(out.Region().Write()),
-		},
-		Kernel:        k.kernel,
-		WorkgroupSize: [3]int{32, 1, 1},
-		Workgroups:    [3]int{int(groupsX), 1, 1},
-	}, nil
+	return k.sess.NewDispatch(k.kernel, []loomrt.Arg{loomrt.Index(rows)}, []loomrt.Arg{
+		loomrt.Index(rows),
+		loomrt.Index(cols),
+		loomrt.Buffer(x.Region().Read()),
+		loomrt.Buffer(out.Region().Write()),
+	})
 }
 
 // loomExtent evaluates a buffer's extent in exact arithmetic: a step that
