@@ -511,8 +511,7 @@ func (e *eval) call(op *loom.Op) error {
 	} else if err != nil {
 		return errorf("%s: func.call @%s: %v", op.Pos, op.Symbol, err)
 	}
-	s := e.sess.s
-	var wargs, largs []loomrt.Arg
+	var wargs []loomrt.Arg
 	for _, c := range workload {
 		a, err := loomrt.ConstArg(c)
 		if err != nil {
@@ -520,15 +519,17 @@ func (e *eval) call(op *loom.Op) error {
 		}
 		wargs = append(wargs, a)
 	}
-	return e.dispatch(op, d, kd.Launch, launch)
+	return e.dispatch(op, h, wargs, kd.Launch, launch)
 }
 
-// dispatch binds the call's values to the launch parameters, uploads the
-// tensors' storage, runs d and reads the storage back. A sanitizer report
-// in a checked session is recorded as an event; any other failure fails
-// the case.
-func (e *eval) dispatch(op *loom.Op, d loomrt.Dispatch, params []*loom.Value, vals []any) error {
+// dispatch binds the call's values to the launch parameters, has the
+// session check and seal a dispatch of h with them (the grid comes from the
+// kernel's launch config), uploads the tensors' storage, runs it and reads
+// the storage back. A sanitizer report in a checked session is recorded as
+// an event; any other failure fails the case.
+func (e *eval) dispatch(op *loom.Op, h loomrt.Kernel, wargs []loomrt.Arg, params []*loom.Value, vals []any) error {
 	s := e.sess.s
+	var largs []loomrt.Arg
 	var roots []*tensor
 	var bytes int64
 	for i, p := range params {

@@ -90,8 +90,7 @@ func (e *eval) callFunc(op *loom.Op, f *loom.Func) error {
 	} else if err != nil {
 		return errorf("%s: func.call @%s: %v", op.Pos, f.Symbol, err)
 	}
-	d := loomrt.Dispatch{Kernel: h, Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}}
-	if err := e.dispatch(op, d, launch, vals); err != nil {
+	if err := e.dispatch(op, h, nil, launch, vals); err != nil {
 		return err
 	}
 	for i, out := range outs {
