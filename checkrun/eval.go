@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/loomgen/loomgen/loom"
@@ -357,19 +356,12 @@ func (e *eval) generate(op *loom.Op) error {
 			return err
 		}
 		sc, ok := seed.(loom.Const)
-		r := attr(op, "range")
-		if !ok || r == nil {
-			return errorf("%s: check.generate.random.uniform needs seed(%%s) and range(lo to hi)", op.Pos)
+		if !ok {
+			return errorf("%s: check.generate.random.uniform: seed is not a scalar", op.Pos)
 		}
-		f := strings.Fields(strings.ReplaceAll(r.Text, " to ", " "))
-		var lo, hi float64
-		var e1, e2 error
-		if len(f) == 2 {
-			lo, e1 = strconv.ParseFloat(f[0], 64)
-			hi, e2 = strconv.ParseFloat(f[1], 64)
-		}
-		if len(f) != 2 || e1 != nil || e2 != nil || hi < lo {
-			return errorf("%s: range(%s) is not lo to hi", op.Pos, r.Text)
+		lo, hi, err := interval(op, "range")
+		if err != nil {
+			return errorf("%s: check.generate.random.uniform: %v", op.Pos, err)
 		}
 		state := uint64(sc.Int)
 		for k := range n {

@@ -259,22 +259,13 @@ func rangeValues(op *loom.Op, t *loom.Type) ([]loom.Const, error) {
 		policy = "po2"
 	} else if slices.Contains(op.Words, "linear") {
 		policy = "linear"
+	} else if l := attr(op, "policy"); l != nil {
+		policy = l.Str
 	}
-	var lo, hi, step float64 = 0, 0, 1
-	if b := attr(op, "bounds"); b != nil {
-		// bounds(lo to hi): the raw text "lo to hi".
-		f := strings.Fields(strings.ReplaceAll(b.Text, " to ", " "))
-		if len(f) != 2 {
-			return nil, fmt.Errorf("bounds(%s) is not lo to hi", b.Text)
-		}
-		var err1, err2 error
-		lo, err1 = strconv.ParseFloat(f[0], 64)
-		hi, err2 = strconv.ParseFloat(f[1], 64)
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("bounds(%s) is not two numbers", b.Text)
-		}
-	} else {
-		return nil, fmt.Errorf("bounds(lo to hi) is missing (the parser kept %v)", op.Words)
+	var step float64 = 1
+	lo, hi, err := interval(op, "bounds")
+	if err != nil {
+		return nil, err
 	}
 	if s := attr(op, "step"); s != nil {
 		v, err := litValue(s)
@@ -410,4 +401,33 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// interval reads a `clause(lo to hi)` of op, kept as raw text, or its
+// lower and upper attributes.
+func interval(op *loom.Op, clause string) (lo, hi float64, err error) {
+	if b := attr(op, clause); b != nil {
+		f := strings.Fields(strings.ReplaceAll(b.Text, " to ", " "))
+		var e1, e2 error
+		if len(f) == 2 {
+			lo, e1 = strconv.ParseFloat(f[0], 64)
+			hi, e2 = strconv.ParseFloat(f[1], 64)
+		}
+		if len(f) != 2 || e1 != nil || e2 != nil || hi < lo {
+			return 0, 0, fmt.Errorf("%s(%s) is not lo to hi", clause, b.Text)
+		}
+		return lo, hi, nil
+	}
+	l, u := attr(op, "lower"), attr(op, "upper")
+	if l == nil || u == nil {
+		return 0, 0, fmt.Errorf("%s(lo to hi) is missing", clause)
+	}
+	lv, e1 := litValue(l)
+	uv, e2 := litValue(u)
+	lo, ok1 := number(lv)
+	hi, ok2 := number(uv)
+	if e1 != nil || e2 != nil || !ok1 || !ok2 || hi < lo {
+		return 0, 0, fmt.Errorf("%s(%s to %s) is not lo to hi", clause, l.Text, u.Text)
+	}
+	return lo, hi, nil
 }
