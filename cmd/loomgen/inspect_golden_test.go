@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateInspect = flag.Bool("update", false, "rewrite testdata/inspect/*.json from loomgen inspect -json")
+
+// TestInspectJSONGoldens runs `loomgen inspect -json` on every file of the
+// loom corpus and compares the report with testdata/inspect/<name>.json
+// (go test ./cmd/loomgen -run TestInspectJSONGoldens -update rewrites the
+// goldens that changed).
+func TestInspectJSONGoldens(t *testing.T) {
+	files, err := filepath.Glob("../../loom/testdata/*.loom")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".loom")
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := runInspect([]string{"-json", path}, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			golden := filepath.Join("testdata", "inspect", name+".json")
+			want, _ := os.ReadFile(golden)
+			if *updateInspect {
+				if !bytes.Equal(out.Bytes(), want) {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("inspect -json of %s differs from %s (run go test ./cmd/loomgen -run TestInspectJSONGoldens -update after checking):\n%s",
+					path, golden, firstLineDiff(string(want), out.String()))
+			}
+		})
+	}
+}
+
+func firstLineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n want: %s\n  got: %s", i+1, a, b)
+		}
+	}
+	return ""
+}
