@@ -183,9 +183,23 @@ func FragmentUnsigned(t *Type) bool {
 // (`#physical_storage<layout=#dense, schema=…>`, as matrix-operand views
 // use): views with it address memory as #dense ones do, and the schema only
 // says how fragment loads read the elements (FragmentUnsigned).
+//
+// It also holds for the address layouts that are dense row-major:
+// encoding.layout.dense, encoding.layout.assume.dense (a fact stating it),
+// and encoding.layout.assume.strided of a dense layout (a rank fact).
 func DenseStorage(op *Op) bool {
-	return op != nil && op.Name == "encoding.define" && len(op.Words) == 1 &&
-		strings.HasPrefix(op.Words[0], "#physical_storage<layout=#dense,")
+	if op == nil {
+		return false
+	}
+	switch op.Name {
+	case "encoding.define":
+		return len(op.Words) == 1 && strings.HasPrefix(op.Words[0], "#physical_storage<layout=#dense,")
+	case "encoding.layout.dense", "encoding.layout.assume.dense":
+		return true
+	case "encoding.layout.assume.strided":
+		return len(op.Operands) == 1 && op.Operands[0].Value != nil && DenseStorage(op.Operands[0].Value.Def)
+	}
+	return false
 }
 
 // DenseLayout reports whether views of type t are dense row-major: no

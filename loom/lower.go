@@ -68,6 +68,7 @@ func init() {
 		"test.fact_non_zero":       lowerTestFact,
 		"test.use":                 lowerTestFact,
 		"test.typed_use":           lowerTestFact,
+		"buffer.alloca":            lowerAlloca,
 	}
 }
 

@@ -131,3 +131,36 @@ func (l *lowering) walkDeps(v *Value, visit func(*Op) (bool, bool), arg func(*Va
 	}
 	return walk(v)
 }
+
+// lowerAlloca settles buffer.alloca's spellings: the attribute form
+// `{base_alignment = A, memory_space = S}` becomes `<S> align(A)`, the form
+// the backends read, and an alloca naming no memory space is private — the
+// invocation's own scratch, the one scratch space that needs no agreement
+// between invocations.
+func lowerAlloca(l *lowering, op *Op) (bool, error) {
+	space := op.Param
+	if a := op.Attr("memory_space"); a != nil && space == "" {
+		space = a.Value.Text
+		if a.Value.Str != "" {
+			space = a.Value.Str
+		}
+	}
+	if space == "" {
+		space = "private"
+	}
+	align := op.Attr("align")
+	base := op.Attr("base_alignment")
+	if space == op.Param && (align != nil || base == nil) {
+		return false, nil
+	}
+	if space != "workgroup" && space != "private" {
+		return true, l.errorf("memory space %q (an alloca is workgroup or private scratch)", space)
+	}
+	c := *op
+	c.Param = space
+	if align == nil && base != nil {
+		c.Attrs = append(append([]*Attr(nil), op.Attrs...), &Attr{Pos: base.Pos, Key: "align", Value: base.Value})
+	}
+	l.out = append(l.out, &c)
+	return true, nil
+}

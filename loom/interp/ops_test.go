@@ -321,3 +321,31 @@ func TestTargetProviders(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsMemory runs loom/testdata/ops_memory.loom: allocas in every
+// spelling and views laid out by dense encoding values.
+func TestOpsMemory(t *testing.T) {
+	const n = 150
+	xs := ramp(n, 5, 4)
+	r := compileRun(t, corpus(t, "ops_memory.loom"), "alloca_spaces", Options{})
+	dst := make([]byte, 4*n)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(dst))
+	got := bytesF32(dst)
+	for i := range xs {
+		j := i/64*64 + (i%64+1)%64
+		want := float32(0)
+		if j < n {
+			want = xs[j] + xs[j]
+		}
+		if got[i] != want {
+			t.Fatalf("alloca_spaces element %d: got %g, want %g", i, got[i], want)
+		}
+	}
+	r = compileRun(t, corpus(t, "ops_memory.loom"), "dense_encodings", Options{})
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(dst))
+	for i, g := range bytesF32(dst) {
+		if g != 2*xs[i] {
+			t.Fatalf("dense_encodings element %d: got %g, want %g", i, g, 2*xs[i])
+		}
+	}
+}

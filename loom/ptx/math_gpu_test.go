@@ -1,0 +1,183 @@
+package ptx
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/loom"
+)
+
+// The shared lowering of sinf, cosf and powf (loom/lower_math.go) on the
+// GPU, where its exp2f and log2f steps are ex2.approx and lg2.approx: the
+// error against float64 is measured here (go test -v on the device) for
+// the bounds docs/LOOM.md states.
+const gpuMathSrc = `
+kernel.def export("acc") @acc(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 128 : index
+  %wgm1 = index.constant 127 : index
+  %padded = index.add %n, %wgm1 : index
+  %groups = index.div %padded, %wg : index
+  kernel.launch.config workgroups(%groups, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %xb: buffer, %yb: buffer, %out: buffer) {
+  %i = kernel.workitem.dispatch.id<x> : index
+  %ok = index.cmp ult, %i, %n : index
+  %z = index.constant 0 : offset
+  %c3 = index.constant 3 : index
+  %m = index.mul %n, %c3 : index
+  %xv = buffer.view %xb[%z] : buffer -> view<[%n]xf32>
+  %yv = buffer.view %yb[%z] : buffer -> view<[%n]xf32>
+  %ov = buffer.view %out[%z] : buffer -> view<[%m]xf32>
+  scf.if %ok {
+    %x = view.load %xv[%i] : view<[%n]xf32> -> f32
+    %y = view.load %yv[%i] : view<[%n]xf32> -> f32
+    %s = scalar.sinf %x : f32
+    %c = scalar.cosf %x : f32
+    %p = scalar.powf %x, %y : f32
+    %r = vector.from_elements %s, %c, %p : f32, f32, f32 -> vector<3xf32>
+    %o = index.mul %i, %c3 : index
+    vector.store %r, %ov[%o] : vector<3xf32>, view<[%m]xf32>
+  }
+  kernel.return
+}
+`
+
+// ulps is |got − want| in f32 units of the last place at want.
+func ulps(got float32, want float64) float64 {
+	if math.IsNaN(want) || math.IsInf(want, 0) {
+		if float64(got) == want || got != got && math.IsNaN(want) {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	_, e := math.Frexp(want)
+	return math.Abs(float64(got)-want) / math.Ldexp(1, max(e-24, -149))
+}
+
+func TestGPUSharedMathAccuracy(t *testing.T) {
+	ctx, s := gpuContext(t)
+	m, err := loom.ParseFile("acc.loom", []byte(gpuMathSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Compile([]*loom.Module{m}, "acc", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ctx.LoadModule([]byte(k.PTX))
+	if err != nil {
+		t.Fatalf("JIT: %v", err)
+	}
+	defer mod.Close()
+	fn, err := mod.Function(k.Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(xs, ys []float32) []float32 {
+		n := len(xs)
+		bufs := make([]*hip.DeviceMemory, 3)
+		for i, size := range []int{4 * n, 4 * n, 12 * n} {
+			if bufs[i], err = ctx.Alloc(size); err != nil {
+				t.Fatal(err)
+			}
+			defer bufs[i].Close()
+		}
+		for i, v := range [][]float32{xs, ys} {
+			b := make([]byte, 4*n)
+			for j, x := range v {
+				binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(x))
+			}
+			if err := s.CopyHtoD(bufs[i].Ptr(), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := hip.NewArgs(4, 8, 8, 8)
+		a.SetUint32(0, uint32(n))
+		for i := range bufs {
+			a.SetPtr(i+1, bufs[i].Ptr())
+		}
+		if err := s.Launch(fn, hip.Dim3{X: uint32((n + 127) / 128), Y: 1, Z: 1}, hip.Dim3{X: 128, Y: 1, Z: 1}, 0, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, 12*n)
+		if err := s.CopyDtoH(out, bufs[2].Ptr()); err != nil {
+			t.Fatal(err)
+		}
+		r := make([]float32, 3*n)
+		for i := range r {
+			r[i] = math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:]))
+		}
+		return r
+	}
+	const n = 1 << 18
+	rng := uint64(0x9e3779b97f4a7c15)
+	next := func() float64 {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return float64(rng>>11) / (1 << 53)
+	}
+	for _, hi := range []float64{math.Pi / 4, 100, 1e4, 1e5} {
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = float32((2*next() - 1) * hi)
+		}
+		got := run(xs, make([]float32, n))
+		var ws, wc, abs float64
+		for i, x := range xs {
+			for j, want := range []float64{math.Sin(float64(x)), math.Cos(float64(x))} {
+				g := got[3*i+j]
+				if math.Abs(want) < 1e-3 {
+					abs = max(abs, math.Abs(float64(g)-want))
+					continue
+				}
+				if j == 0 {
+					ws = max(ws, ulps(g, want))
+				} else {
+					wc = max(wc, ulps(g, want))
+				}
+			}
+		}
+		t.Logf("GPU sinf/cosf |x| ≤ %g: max %.2f / %.2f ulp where |result| ≥ 1e-3, max abs error %.3g below", hi, ws, wc, abs)
+		if ws > 4 || wc > 4 || abs > 1e-6 {
+			t.Errorf("GPU sinf/cosf |x| ≤ %g: %.2f / %.2f ulp, abs %.3g", hi, ws, wc, abs)
+		}
+	}
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		switch i % 3 {
+		case 0:
+			xs[i], ys[i] = float32(math.Exp2(next()*40-20)), float32(next()*8-4)
+		case 1:
+			xs[i], ys[i] = float32(next()*4), float32(next()*40-20)
+		default:
+			xs[i], ys[i] = -float32(next()*3), float32(math.Round(next()*20-10))
+		}
+	}
+	got := run(xs, ys)
+	var worst, atT float64
+	var over int
+	for i := range xs {
+		w := math.Pow(float64(xs[i]), float64(ys[i]))
+		if math.Abs(w) > math.MaxFloat32 || math.Abs(w) < 0x1p-126 {
+			continue
+		}
+		e := ulps(got[3*i+2], w)
+		tt := math.Abs(float64(ys[i]) * math.Log2(math.Abs(float64(xs[i]))))
+		if e > worst {
+			worst, atT = e, tt
+		}
+		if e > 4+2*tt {
+			over++
+		}
+	}
+	t.Logf("GPU powf: max %.2f ulp (at |y·log2 x| = %.1f) over normal results; %d above 4 + 2·|y·log2 x|", worst, atT, over)
+	if over > 0 {
+		t.Errorf("GPU powf: %d results above the bound", over)
+	}
+}
