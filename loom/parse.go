@@ -331,7 +331,11 @@ func (p *parser) parseOp(top bool) *Op {
 	switch p.tok.kind {
 	case tIdent:
 	case tCaret:
-		// A cfg block label such as ^bb1: kept as an opaque statement.
+		if len(results) > 0 {
+			p.unexpected("operation name")
+		}
+		p.parseBlockLabel(op)
+		return op
 	default:
 		p.unexpected("operation name")
 	}
@@ -378,6 +382,29 @@ func (p *parser) parseOp(top bool) *Op {
 	op.End = p.endPos(p.prev)
 	assignResultTypes(op, p.i1())
 	return op
+}
+
+// parseBlockLabel reads the label that starts a block of an unstructured
+// (cfg) region, `^name[(%arg: T, …)]:`. It is kept as an opaque op named
+// by the label whose results are the block's arguments, so that the
+// region's later ops resolve them; branches pass them values as operands
+// (`cfg.br ^name(%v: T)`).
+func (p *parser) parseBlockLabel(op *Op) {
+	op.Name = p.tok.text
+	op.Opaque = true
+	p.next()
+	if p.tok.kind == tLParen && p.adjacent() {
+		for i, v := range p.parseSignature(true) {
+			if v.Name == "" {
+				p.failAt(v.Pos, "block argument of %s needs a name, such as %%x: %s", op.Name, v.Type)
+			}
+			v.Def, v.Index = op, i
+			op.Results = append(op.Results, v)
+			op.ResultTypes = append(op.ResultTypes, v.Type)
+		}
+	}
+	p.expect(tColon, "':' after block label "+op.Name)
+	op.End = p.endPos(p.prev)
 }
 
 func (p *parser) i1() *Type {

@@ -80,6 +80,11 @@ func (p *parser) parseGeneric(op *Op) {
 		case tCaret:
 			p.next()
 			op.Words = append(op.Words, t.text)
+			if p.tok.kind == tLParen && p.adjacent() {
+				// A successor's arguments, ^join(%v: i32): values passed
+				// to the block, so uses.
+				p.parenGroup(op, &pending, false, true)
+			}
 		case tRaw:
 			p.next()
 		case tLParen:
@@ -181,12 +186,14 @@ func (p *parser) parseIndices(op *Op) {
 // are operands; `%a: T` and `%a = %init [: T]` define arguments of the
 // region that follows.
 func (p *parser) parseParenGroup(op *Op, pending *[]*Value) {
-	p.parenGroup(op, pending, false)
+	p.parenGroup(op, pending, false, false)
 }
 
 // parenGroup reads a parenthesized group; in a keyword clause only SSA
-// values become operands, the rest is the clause's attribute value.
-func (p *parser) parenGroup(op *Op, pending *[]*Value, clause bool) {
+// values become operands, the rest is the clause's attribute value. With
+// uses, `%a: T` is an operand with its type (a successor's arguments,
+// iter_args(%init: T)) rather than the definition of a region argument.
+func (p *parser) parenGroup(op *Op, pending *[]*Value, clause, uses bool) {
 	open := p.expect(tLParen, "'('")
 	p.enter()
 	defer p.leave()
@@ -201,13 +208,17 @@ func (p *parser) parenGroup(op *Op, pending *[]*Value, clause bool) {
 			p.failAt(p.pos(t), "unexpected end of file: '(' opened at %d:%d is not closed", open.line, open.col)
 		case tSSA:
 			p.next()
-			switch p.tok.kind {
-			case tColon:
+			switch {
+			case p.tok.kind == tColon && uses:
+				p.next()
+				op.Operands = append(op.Operands, p.operand(t))
+				p.parseType(true)
+			case p.tok.kind == tColon:
 				p.next()
 				v := p.newArg(t)
 				v.Type = p.parseType(op.Opaque)
 				*pending = append(*pending, v)
-			case tEqual:
+			case p.tok.kind == tEqual:
 				p.next()
 				v := p.newArg(t)
 				init := p.expect(tSSA, "initial value")
@@ -254,7 +265,8 @@ func (p *parser) parenGroup(op *Op, pending *[]*Value, clause bool) {
 func (p *parser) parseClause(op *Op, key token, pending *[]*Value) {
 	first := p.i + 1
 	open := p.tok
-	p.parenGroup(op, pending, true)
+	// Loop-carried initial values, iter_args(%init: T), are uses.
+	p.parenGroup(op, pending, true, key.text == "iter_args")
 	last := p.i - 1 // the closing ')'
 	a := &Attr{Pos: p.pos(key), Key: key.text}
 	if last-first == 1 {

@@ -193,6 +193,18 @@ func (c *checker) op(s *scope, op *Op) {
 		c.typ(s, t)
 	}
 	rs := c.resultSigs(s, op)
+	if len(op.ResultTypes) > 0 {
+		// A result type may name the op's own results: the encoding of
+		// a view yielded with it (%l, %v = scf.if … -> (encoding<layout>,
+		// view<4xf32, %l>)), a block argument's earlier arguments.
+		own := newScope(rs)
+		for _, r := range op.Results {
+			if r.Name != "" {
+				own.vars[r.Name] = r
+			}
+		}
+		rs = own
+	}
 	for _, t := range op.ResultTypes {
 		c.typ(rs, t)
 	}

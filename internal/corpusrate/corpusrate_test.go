@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSplitTest(t *testing.T) {
+	src := strings.Join([]string{
+		"// RUN: pass fold",         // 1
+		"// about the case",         // 2
+		"",                          // 3
+		"func.def @a() {",           // 4
+		"  func.return",             // 5
+		"}",                         // 6
+		"// ----",                   // 7
+		"expected output",           // 8
+		"// ====",                   // 9
+		"func.def @b() {",           // 10: inherits pass
+		"// ERROR@+1: LOWERING",     // 11
+		"  func.return",             // 12
+		"}",                         // 13
+		"// ====",                   // 14
+		"// RUN: verify",            // 15
+		"// ERROR@+1: TARGET \"x\"", // 16
+		"func.def @c()",             // 17
+		"// ====",                   // 18
+		"// RUN: roundtrip",         // 19
+		"// ERROR: \"no domain\"",   // 20
+		"func.def @d()",             // 21
+		"// ====",                   // 22
+		"// only a comment",         // 23
+	}, "\n")
+	want := []Case{
+		{Index: 1, Line: 4, Mode: "pass", Input: "func.def @a() {\n  func.return\n}"},
+		{Index: 2, Line: 10, Mode: "pass", Input: "func.def @b() {\n// ERROR@+1: LOWERING\n  func.return\n}"},
+		{Index: 3, Line: 16, Mode: "verify", Input: "// ERROR@+1: TARGET \"x\"\nfunc.def @c()", Excluded: "verify case expects an error"},
+		{Index: 4, Line: 20, Mode: "roundtrip", Input: "// ERROR: \"no domain\"\nfunc.def @d()", Excluded: "expects an error without a domain"},
+		{Index: 5, Line: 24, Mode: "pass", Excluded: "empty input"},
+	}
+	got := SplitTest(src)
+	if len(got) != len(want) {
+		t.Fatalf("got %d cases, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("case %d:\n got %+v\nwant %+v", i+1, got[i], want[i])
+		}
+	}
+}
+
+func TestAnnotation(t *testing.T) {
+	for _, c := range []struct {
+		line, sev, domain string
+		ok                bool
+	}{
+		{`// ERROR: TYPE/12 "x"`, "ERROR", "TYPE", true},
+		{`// ERROR@+2: STRUCTURE`, "ERROR", "STRUCTURE", true},
+		{`// ERROR@-1: "text only"`, "ERROR", "", true},
+		{`// REMARK: BACKEND`, "REMARK", "BACKEND", true},
+		{`// WARNING:`, "WARNING", "", true},
+		{`// ERRORS are reported here`, "", "", false},
+		{`// an ERROR: in prose`, "", "", false},
+		{`%x = scalar.addi %a, %b : i32`, "", "", false},
+	} {
+		sev, domain, ok := annotation(c.line)
+		if sev != c.sev || domain != c.domain || ok != c.ok {
+			t.Errorf("annotation(%q) = %q, %q, %v; want %q, %q, %v", c.line, sev, domain, ok, c.sev, c.domain, c.ok)
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a/b.loom-test:12:3: use of undefined value %state", "use of undefined value %…"},
+		{"kernel k1: x.loom:1:2: op foo.bar is not supported: interp: unsupported", "op foo.bar is not supported: interp: unsupported"},
+		{`x.loom:3:4: ptx: unsupported: buffer.alloca: alloca in memory space "private"`, `ptx: unsupported: buffer.alloca: alloca in memory space "…"`},
+		{"x.loom:1:1: index constant 4294966000 does not fit the 32-bit carrier", "index constant N does not fit the N-bit carrier"},
+		{"x.loom:1:1: duplicate definition of @f (first defined at x.loom:2:1)", "duplicate definition of @… (first defined at )"},
+	} {
+		if got := normalize(c.in); got != c.want {
+			t.Errorf("normalize(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestRun measures testdata/tree: a .loom-test file whose cases cover the
+// exclusion rules and a .loom file in a subdirectory.
+func TestRun(t *testing.T) {
+	var out, errb bytes.Buffer
+	if rc := run([]string{"-json", "testdata/tree"}, &out, &errb); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errb.String())
+	}
+	var r Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	// 6 cases and 1 file; the verify case and the SYMBOL case are
+	// excluded; the case that is not Loom fails to parse.
+	if r.Files != 2 || r.Inputs != 7 || r.Valid != 5 || r.Parsed != 4 || r.Analysed != 4 {
+		t.Errorf("files %d inputs %d valid %d parsed %d analysed %d; want 2 7 5 4 4", r.Files, r.Inputs, r.Valid, r.Parsed, r.Analysed)
+	}
+	if r.Excluded["verify case expects an error"] != 1 || r.Excluded["expects a SYMBOL error"] != 1 {
+		t.Errorf("excluded %v", r.Excluded)
+	}
+	if r.Kernels != 1 || r.CPU != 1 || r.PTX != 1 {
+		t.Errorf("kernels %d cpu %d ptx %d; want 1 1 1", r.Kernels, r.CPU, r.PTX)
+	}
+	g := r.Groups["parse"]
+	if len(g) != 1 || g[0].Count != 1 || !strings.HasPrefix(g[0].Examples[0], "testdata/tree/cases.loom-test:58: testdata/tree/cases.loom-test:58:") {
+		t.Errorf("parse groups %+v; want one failure at cases.loom-test:58 with the file's own line numbers", g)
+	}
+	var names []string
+	for _, in := range r.List {
+		names = append(names, in.Name)
+	}
+	if want := "testdata/tree/cases.loom-test:5"; len(names) == 0 || names[0] != want {
+		t.Errorf("inputs %v; want the first named %s", names, want)
+	}
+
+	out.Reset()
+	if rc := run([]string{"testdata/tree"}, &out, &errb); rc != 0 {
+		t.Fatalf("rc %d", rc)
+	}
+	for _, want := range []string{"valid 5", "parse    4/5 = 80.00%", "cpu      1/1 = 100.00% kernels", "parse failures (1 groups):"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if rc := run([]string{"-list", "parse", "testdata/tree"}, &out, &errb); rc != 0 || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("-list parse: rc %d, output %q", rc, out.String())
+	}
+	if rc := run([]string{"-list", "nothing", "testdata/tree"}, &out, &errb); rc != 2 {
+		t.Errorf("-list nothing: rc %d, want 2", rc)
+	}
+}

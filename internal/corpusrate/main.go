@@ -1,0 +1,347 @@
+// Command corpusrate measures how much of a corpus of real Loom the front
+// end and the backends accept. It is how issues 12 and 13 are tracked
+// against Loom's own test files.
+//
+// Usage:
+//
+//	go run ./internal/corpusrate [-json] [-examples n] [-list step] DIR...
+//
+// It finds the .loom and .loom-test files under the directories (files
+// named directly are taken as well). A .loom file is one input, parsed as a
+// package of its own. A .loom-test file is split into its test cases
+// (SplitTest says how); each case's input section is one input, and
+// expected-output sections are never measured. Inputs the test expects Loom
+// to reject (verify cases with ERROR annotations, parser/verifier error
+// domains elsewhere) and empty inputs are excluded and counted apart.
+//
+// For each counted input it reports whether it parses (loom.ParsePackage),
+// whether it is analysed (loom.NewProgram, then what `loomgen inspect`
+// runs on every kernel: access inference, launch config, argument checks,
+// extents, workgroup storage, fingerprints, config defaults), and for each
+// kernel.def whether it compiles on the CPU executor (interp.Compile) and
+// to PTX text (ptx.Compile), both with no config values but the defaults.
+// It prints the rates with their denominators, then the failures of each
+// step grouped by their first error message with positions, names,
+// quoted strings and numbers replaced, most common first, each with an
+// example.
+//
+// Flags:
+//
+//	-json        print the summary, the groups and every input as JSON
+//	-examples n  examples printed per group (default 1)
+//	-list step   print every failing input of one step (parse, analyse,
+//	             cpu, ptx) with its full first error, instead of groups
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("corpusrate", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	asJSON := fl.Bool("json", false, "print JSON")
+	examples := fl.Int("examples", 1, "examples per failure group")
+	list := fl.String("list", "", "print every failure of one step: parse, analyse, cpu or ptx")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] DIR...")
+		return 2
+	}
+	paths, err := findFiles(fl.Args())
+	if err != nil {
+		fmt.Fprintln(stderr, "corpusrate:", err)
+		return 1
+	}
+	var inputs []*Input
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "corpusrate:", err)
+			return 1
+		}
+		inputs = append(inputs, measureFile(path, src)...)
+	}
+	rep := summarize(inputs, len(paths))
+	if *list != "" {
+		return printList(stdout, stderr, inputs, *list)
+	}
+	if *asJSON {
+		rep.List = inputs
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintln(stderr, "corpusrate:", err)
+			return 1
+		}
+		return 0
+	}
+	printText(stdout, rep, *examples)
+	return 0
+}
+
+// findFiles returns the .loom and .loom-test files under the arguments,
+// sorted within each argument.
+func findFiles(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(path, ".loom") || strings.HasSuffix(path, ".loom-test")) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// measureFile measures a .loom file as one input, or each case of a
+// .loom-test file.
+func measureFile(path string, src []byte) []*Input {
+	if !strings.HasSuffix(path, ".loom-test") {
+		in := &Input{Name: path}
+		measure(in, path, src)
+		return []*Input{in}
+	}
+	var out []*Input
+	for _, c := range SplitTest(string(src)) {
+		in := &Input{Name: fmt.Sprintf("%s:%d", path, c.Line), Mode: c.Mode, Excluded: c.Excluded}
+		if c.Excluded == "" {
+			// Blank lines in front keep the file's line numbers in
+			// positions.
+			measure(in, path, []byte(strings.Repeat("\n", c.Line-1)+c.Input))
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// Report is the summary of a run.
+type Report struct {
+	Files int `json:"files"`
+	// Inputs counts every input; Excluded those not counted, by reason.
+	Inputs   int            `json:"inputs"`
+	Excluded map[string]int `json:"excluded"`
+	Valid    int            `json:"valid"`
+	Parsed   int            `json:"parsed"`
+	Analysed int            `json:"analysed"`
+	// Kernels counts the kernel.defs of analysed inputs; CPU and PTX those
+	// that compiled.
+	Kernels int `json:"kernels"`
+	CPU     int `json:"cpu"`
+	PTX     int `json:"ptx"`
+	// Conservative and Unknown sum the inputs' counts of buffers with
+	// conservative access and unknown extents.
+	Conservative int `json:"conservative_access"`
+	Unknown      int `json:"unknown_extents"`
+	// Groups holds the failure groups of each step (parse, analyse, cpu,
+	// ptx), most common first.
+	Groups map[string][]Group `json:"groups"`
+	// List holds every input (JSON output only).
+	List []*Input `json:"list,omitempty"`
+}
+
+// Group is the failures of one step that share a normalised first error.
+type Group struct {
+	Message  string   `json:"message"`
+	Count    int      `json:"count"`
+	Examples []string `json:"examples"`
+}
+
+// steps names the measured steps in order.
+var steps = []string{"parse", "analyse", "cpu", "ptx"}
+
+// failures returns, for one step, each failure as (where, error text).
+func failures(inputs []*Input, stepName string) [][2]string {
+	var out [][2]string
+	for _, in := range inputs {
+		if in.Excluded != "" {
+			continue
+		}
+		switch stepName {
+		case "parse":
+			if in.ParseErr != "" {
+				out = append(out, [2]string{in.Name, in.ParseErr})
+			}
+		case "analyse":
+			if in.Parsed() && in.AnalyseErr != "" {
+				out = append(out, [2]string{in.Name, in.AnalyseErr})
+			}
+		case "cpu", "ptx":
+			for _, k := range in.Kernels {
+				e := k.CPUErr
+				if stepName == "ptx" {
+					e = k.PTXErr
+				}
+				if e != "" {
+					out = append(out, [2]string{in.Name + " " + k.Export, e})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func summarize(inputs []*Input, files int) Report {
+	r := Report{Files: files, Inputs: len(inputs), Excluded: map[string]int{}, Groups: map[string][]Group{}}
+	for _, in := range inputs {
+		if in.Excluded != "" {
+			r.Excluded[in.Excluded]++
+			continue
+		}
+		r.Valid++
+		if in.Parsed() {
+			r.Parsed++
+		}
+		if in.Analysed() {
+			r.Analysed++
+		}
+		r.Conservative += in.Conservative
+		r.Unknown += in.Unknown
+		for _, k := range in.Kernels {
+			r.Kernels++
+			if k.CPUErr == "" {
+				r.CPU++
+			}
+			if k.PTXErr == "" {
+				r.PTX++
+			}
+		}
+	}
+	for _, s := range steps {
+		r.Groups[s] = group(failures(inputs, s))
+	}
+	return r
+}
+
+// group collects failures by normalised message, most common first (ties
+// by message).
+func group(fails [][2]string) []Group {
+	idx := map[string]int{}
+	var out []Group
+	for _, f := range fails {
+		msg := normalize(f[1])
+		i, ok := idx[msg]
+		if !ok {
+			i = len(out)
+			idx[msg] = i
+			out = append(out, Group{Message: msg})
+		}
+		out[i].Count++
+		out[i].Examples = append(out[i].Examples, f[0]+": "+f[1])
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Count != out[b].Count {
+			return out[a].Count > out[b].Count
+		}
+		return out[a].Message < out[b].Message
+	})
+	return out
+}
+
+var (
+	rePos    = regexp.MustCompile(`\S+:\d+:\d+:?`)
+	reQuoted = regexp.MustCompile(`"[^"]*"`)
+	reSym    = regexp.MustCompile(`[@%][\w.$#-]+`)
+	reNum    = regexp.MustCompile(`\b\d+\b`)
+	reKernel = regexp.MustCompile(`^kernel \S+: `)
+	reSpace  = regexp.MustCompile(`\s+`)
+)
+
+// normalize strips from an error message what varies between inputs with
+// the same cause: positions, value and symbol names, quoted text, numbers
+// and the "kernel NAME:" prefix of the CPU executor.
+func normalize(msg string) string {
+	msg = rePos.ReplaceAllString(msg, "")
+	msg = strings.TrimSpace(msg)
+	msg = reKernel.ReplaceAllString(msg, "")
+	msg = rePos.ReplaceAllString(msg, "")
+	msg = reQuoted.ReplaceAllString(msg, `"…"`)
+	msg = reSym.ReplaceAllStringFunc(msg, func(s string) string { return s[:1] + "…" })
+	msg = reNum.ReplaceAllString(msg, "N")
+	return strings.TrimSpace(reSpace.ReplaceAllString(msg, " "))
+}
+
+func rate(n, d int) string {
+	if d == 0 {
+		return fmt.Sprintf("%d/%d", n, d)
+	}
+	return fmt.Sprintf("%d/%d = %.2f%%", n, d, 100*float64(n)/float64(d))
+}
+
+func printText(w io.Writer, r Report, examples int) {
+	fmt.Fprintf(w, "files %d, inputs %d, excluded %d, valid %d\n", r.Files, r.Inputs, r.Inputs-r.Valid, r.Valid)
+	var reasons []string
+	for k := range r.Excluded {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for _, k := range reasons {
+		fmt.Fprintf(w, "  excluded: %s: %d\n", k, r.Excluded[k])
+	}
+	fmt.Fprintf(w, "parse    %s\n", rate(r.Parsed, r.Valid))
+	fmt.Fprintf(w, "analyse  %s\n", rate(r.Analysed, r.Valid))
+	fmt.Fprintf(w, "cpu      %s kernels\n", rate(r.CPU, r.Kernels))
+	fmt.Fprintf(w, "ptx      %s kernels\n", rate(r.PTX, r.Kernels))
+	fmt.Fprintf(w, "buffers with conservative access %d, unknown extents %d\n", r.Conservative, r.Unknown)
+	for _, s := range steps {
+		gs := r.Groups[s]
+		if len(gs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s failures (%d groups):\n", s, len(gs))
+		for _, g := range gs {
+			fmt.Fprintf(w, "%5d  %s\n", g.Count, g.Message)
+			for i := 0; i < examples && i < len(g.Examples); i++ {
+				fmt.Fprintf(w, "         e.g. %s\n", g.Examples[i])
+			}
+		}
+	}
+}
+
+func printList(stdout, stderr io.Writer, inputs []*Input, stepName string) int {
+	known := false
+	for _, s := range steps {
+		known = known || s == stepName
+	}
+	if !known {
+		fmt.Fprintf(stderr, "corpusrate: -list %q: want one of %s\n", stepName, strings.Join(steps, ", "))
+		return 2
+	}
+	for _, f := range failures(inputs, stepName) {
+		fmt.Fprintf(stdout, "%s: %s\n", f[0], f[1])
+	}
+	return 0
+}

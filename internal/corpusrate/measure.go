@@ -1,0 +1,161 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/interp"
+	"github.com/loomgen/loomgen/loom/ptx"
+)
+
+// Input is one measured source: a .loom file or one input section of a
+// .loom-test case.
+type Input struct {
+	// Name is the file, with ":line" of the case's input for .loom-test.
+	Name string `json:"name"`
+	// Mode is the case's RUN mode; "" for .loom files.
+	Mode string `json:"mode,omitempty"`
+	// Excluded says why the input is not counted (see SplitTest).
+	Excluded string `json:"excluded,omitempty"`
+	// ParseErr and AnalyseErr are the first error of each step, "" when it
+	// passed (AnalyseErr is "" as well when parsing failed).
+	ParseErr   string   `json:"parse_error,omitempty"`
+	AnalyseErr string   `json:"analyse_error,omitempty"`
+	Kernels    []Kernel `json:"kernels,omitempty"`
+	// Conservative counts buffers whose access had to be assumed
+	// read_write (something opaque touched them); Unknown counts buffer
+	// extents the analysis could not express.
+	Conservative int `json:"conservative_access,omitempty"`
+	Unknown      int `json:"unknown_extents,omitempty"`
+}
+
+// Parsed and Analysed report the front-end steps of a counted input.
+func (in *Input) Parsed() bool   { return in.ParseErr == "" }
+func (in *Input) Analysed() bool { return in.ParseErr == "" && in.AnalyseErr == "" }
+
+// Kernel is the result of compiling one kernel.def of an input.
+type Kernel struct {
+	Export string `json:"export"`
+	CPUErr string `json:"cpu_error,omitempty"`
+	PTXErr string `json:"ptx_error,omitempty"`
+}
+
+// stepTimeout bounds one step, so that a backend that loops on some input
+// shows up as a failure instead of stopping the measurement.
+const stepTimeout = 60 * time.Second
+
+// measure parses, analyses and compiles src, named name in positions.
+func measure(in *Input, name string, src []byte) {
+	var mods []*loom.Module
+	in.ParseErr = step(func() error {
+		var err error
+		mods, err = loom.ParsePackage(loom.File{Name: name, Src: src})
+		return err
+	})
+	if in.ParseErr != "" {
+		return
+	}
+	var p *loom.Program
+	in.AnalyseErr = step(func() error {
+		var err error
+		if p, err = loom.NewProgram(mods...); err != nil {
+			return err
+		}
+		return analyse(in, p)
+	})
+	if in.AnalyseErr != "" {
+		return
+	}
+	for _, k := range p.Kernels() {
+		if k.Decl || k.Body == nil {
+			continue
+		}
+		kr := Kernel{Export: k.Export}
+		kr.CPUErr = step(func() error {
+			_, err := interp.Compile(mods, k.Export, interp.Options{})
+			return err
+		})
+		kr.PTXErr = step(func() error {
+			_, err := ptx.Compile(mods, k.Export, ptx.Options{})
+			return err
+		})
+		in.Kernels = append(in.Kernels, kr)
+	}
+}
+
+// analyse runs what `loomgen inspect` runs on every kernel: access
+// inference, launch-config evaluation, argument checks, extents, workgroup
+// storage, fingerprints, and the config defaults.
+func analyse(in *Input, p *loom.Program) error {
+	for _, k := range p.Kernels() {
+		for _, a := range p.Access(k) {
+			if a.Basis == loom.BasisConservative {
+				in.Conservative++
+			}
+		}
+		if _, err := p.LaunchExprs(k); err != nil {
+			return err
+		}
+		p.ArgChecks(k)
+		for _, e := range p.Extents(k) {
+			if e.Bytes == nil {
+				in.Unknown++
+			}
+		}
+		p.WorkgroupStorageUses(k)
+		loom.Fingerprint(p, k)
+	}
+	_, err := p.ConfigDefaults()
+	return err
+}
+
+// step runs f with a time limit and turns an error, a panic or a timeout
+// into the text of its first error line ("" on success).
+func step(f func() error) string {
+	done := make(chan string, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Sprintf("panic: %v [%s]", r, panicSite(debug.Stack()))
+			}
+		}()
+		done <- firstError(f())
+	}()
+	select {
+	case s := <-done:
+		return s
+	case <-time.After(stepTimeout):
+		return fmt.Sprintf("timeout: no result after %v", stepTimeout)
+	}
+}
+
+// firstError is the first diagnostic of err: the first of an ErrorList,
+// else the first line of its text.
+func firstError(err error) string {
+	if err == nil {
+		return ""
+	}
+	var list loom.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return list[0].Error()
+	}
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// panicSite is the first frame of a panic's stack inside loomgen, so that
+// panics group by where they happen.
+func panicSite(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "github.com/loomgen/loomgen/") && !strings.Contains(l, "internal/corpusrate") && i+1 < len(lines) {
+			fn, _, _ := strings.Cut(strings.TrimPrefix(l, "github.com/loomgen/loomgen/"), "(")
+			return fn
+		}
+	}
+	return "unknown"
+}
