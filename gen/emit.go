@@ -350,7 +350,52 @@ func renderKernel(f *jen.File, k *Kernel, configs map[string]*ConfigField, helpe
 	}
 	f.Func().Params(jen.Id("k").Id(k.GoName)).Id("Dispatch").Params(params...).Params(rt("Dispatch"), jen.Error()).Block(body...)
 	f.Line()
+	if k.ArgsType != "" {
+		renderKeyedArgs(f, k)
+	}
 	return nil
+}
+
+// renderKeyedArgs writes the keyed form of a kernel with two buffers of one
+// Go type: an argument struct and DispatchArgs, so a call site names each
+// buffer. The blank first field makes any unkeyed literal too short to
+// compile, also in the bindings' own package, where go vet's composites
+// check (it flags unkeyed literals of imported struct types) does not look.
+func renderKeyedArgs(f *jen.File, k *Kernel) {
+	fields := newUniqueNamer()
+	names := make([]string, len(k.Params))
+	count := map[string]int{}
+	for _, p := range k.Params {
+		if p.Buffer != nil {
+			count[p.Buffer.ElemGo]++
+		}
+	}
+	var same []string
+	for i, p := range k.Params {
+		names[i] = fields.name(exportedName(p.LoomName))
+		if p.Buffer != nil && count[p.Buffer.ElemGo] > 1 {
+			same = append(same, names[i])
+		}
+	}
+	f.Comment(fmt.Sprintf("%s are the arguments of %s.Dispatch by name, for DispatchArgs: buffers", k.ArgsType, k.GoName))
+	f.Comment(fmt.Sprintf("%s share a Go type, so only their names tell them apart.", strings.Join(same, ", ")))
+	f.Comment("Literals must be keyed: the blank first field makes an unkeyed one too short.")
+	f.Type().Id(k.ArgsType).StructFunc(func(g *jen.Group) {
+		g.Id("_").Struct()
+		for i, p := range k.Params {
+			g.Id(names[i]).Add(paramType(p))
+		}
+	})
+	f.Line()
+	f.Comment(fmt.Sprintf("DispatchArgs is Dispatch with the arguments named: %s.DispatchArgs(%s{%s: …}).", k.GoName, k.ArgsType, strings.Join(names, ": …, ")))
+	f.Func().Params(jen.Id("k").Id(k.GoName)).Id("DispatchArgs").Params(jen.Id("a").Id(k.ArgsType)).Params(rt("Dispatch"), jen.Error()).Block(
+		jen.Return(jen.Id("k").Dot("Dispatch").CallFunc(func(g *jen.Group) {
+			for _, n := range names {
+				g.Id("a").Dot(n)
+			}
+		})),
+	)
+	f.Line()
 }
 
 func paramType(p *Param) jen.Code {

@@ -57,6 +57,9 @@ type Kernel struct {
 	Storage     []loom.StorageUse
 	Checks      []loom.ArgCheck
 	Fingerprint string
+	// ArgsType names the keyed argument struct of DispatchArgs, "" when
+	// no two buffers share a Go type.
+	ArgsType string
 	Loom        *loom.Kernel
 }
 
@@ -150,11 +153,36 @@ func BuildModel(pkg string, sources []Source) (*Model, error) {
 		}
 		m.Kernels = append(m.Kernels, k)
 	}
+	// Keyed argument types are named after every kernel, so a kernel's
+	// own name never yields to one.
+	for _, k := range m.Kernels {
+		if k.needsKeyedArgs() {
+			k.ArgsType = kernelNames.name(k.GoName + "Args")
+		}
+	}
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
 	}
 	return m, nil
+}
+
+// needsKeyedArgs reports whether two buffers of k take the same Go type
+// (the same Slice element type, or both Region): swapping them would
+// type-check, so the bindings add a keyed form (binding mistake 1).
+func (k *Kernel) needsKeyedArgs() bool {
+	seen := map[string]bool{}
+	for _, b := range k.Buffers {
+		t := b.ElemGo
+		if t == "" {
+			t = "Region"
+		}
+		if seen[t] {
+			return true
+		}
+		seen[t] = true
+	}
+	return false
 }
 
 func opPos(o *loom.Op) loom.Pos {

@@ -248,10 +248,11 @@ func (s *Session) runDispatch(d *Dispatch) error {
 	if s.closed || s.failure != nil {
 		return s.usable()
 	}
+	// NewDispatch resolved the handle in its session, whose kernels stay
+	// until Close: the session id is all there is left to compare (s.id is
+	// never 0, the zero Kernel's is). A refusal takes s.kernel for the words.
 	sd := d.p
-	// s.kernel's checks as comparisons (s.id is never 0, and a negative
-	// id is a huge uint32); a refused handle takes s.kernel for the words.
-	if sd == nil || sd.kernel.sess != s.id || uint32(sd.kernel.id) >= uint32(len(s.kernels)) {
+	if sd == nil || sd.kernel.sess != s.id {
 		return s.runRefused(d)
 	}
 	if err := s.be.launch(&sd.launch); err != nil {

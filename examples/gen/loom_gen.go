@@ -245,6 +245,25 @@ func (k LayerNorm) Dispatch(rows int, cols int, eps float32, x loomrt.Slice[floa
 	})
 }
 
+// LayerNormArgs are the arguments of LayerNorm.Dispatch by name, for DispatchArgs: buffers
+// X, Gamma, Beta, Out share a Go type, so only their names tell them apart.
+// Literals must be keyed: the blank first field makes an unkeyed one too short.
+type LayerNormArgs struct {
+	_     struct{}
+	Rows  int
+	Cols  int
+	Eps   float32
+	X     loomrt.Slice[float32]
+	Gamma loomrt.Slice[float32]
+	Beta  loomrt.Slice[float32]
+	Out   loomrt.Slice[float32]
+}
+
+// DispatchArgs is Dispatch with the arguments named: LayerNorm.DispatchArgs(LayerNormArgs{Rows: …, Cols: …, Eps: …, X: …, Gamma: …, Beta: …, Out: …}).
+func (k LayerNorm) DispatchArgs(a LayerNormArgs) (loomrt.Dispatch, error) {
+	return k.Dispatch(a.Rows, a.Cols, a.Eps, a.X, a.Gamma, a.Beta, a.Out)
+}
+
 // MatmulBias is the Loom kernel "matmul_bias" (@matmul_bias) defined at kernels/mlp.loom:89:1.
 //
 // c[m×n] = a[m×k] · b[k×n] + bias[n], in 16×16 tiles staged through
@@ -310,6 +329,25 @@ func (k MatmulBias) Dispatch(m int, n int, k_ int, a loomrt.Slice[float32], b lo
 		loomrt.Buffer(bias.Region().Read()),
 		loomrt.Buffer(c.Region().Write()),
 	})
+}
+
+// MatmulBiasArgs are the arguments of MatmulBias.Dispatch by name, for DispatchArgs: buffers
+// A, B, Bias, C share a Go type, so only their names tell them apart.
+// Literals must be keyed: the blank first field makes an unkeyed one too short.
+type MatmulBiasArgs struct {
+	_    struct{}
+	M    int
+	N    int
+	K    int
+	A    loomrt.Slice[float32]
+	B    loomrt.Slice[float32]
+	Bias loomrt.Slice[float32]
+	C    loomrt.Slice[float32]
+}
+
+// DispatchArgs is Dispatch with the arguments named: MatmulBias.DispatchArgs(MatmulBiasArgs{M: …, N: …, K: …, A: …, B: …, Bias: …, C: …}).
+func (k MatmulBias) DispatchArgs(a MatmulBiasArgs) (loomrt.Dispatch, error) {
+	return k.Dispatch(a.M, a.N, a.K, a.A, a.B, a.Bias, a.C)
 }
 
 // Gelu is the Loom kernel "gelu" (@gelu) defined at kernels/mlp.loom:165:1.
@@ -415,6 +453,22 @@ func (k Add) Dispatch(n int, a loomrt.Slice[float32], b loomrt.Slice[float32], o
 	})
 }
 
+// AddArgs are the arguments of Add.Dispatch by name, for DispatchArgs: buffers
+// A, B, Out share a Go type, so only their names tell them apart.
+// Literals must be keyed: the blank first field makes an unkeyed one too short.
+type AddArgs struct {
+	_   struct{}
+	N   int
+	A   loomrt.Slice[float32]
+	B   loomrt.Slice[float32]
+	Out loomrt.Slice[float32]
+}
+
+// DispatchArgs is Dispatch with the arguments named: Add.DispatchArgs(AddArgs{N: …, A: …, B: …, Out: …}).
+func (k Add) DispatchArgs(a AddArgs) (loomrt.Dispatch, error) {
+	return k.Dispatch(a.N, a.A, a.B, a.Out)
+}
+
 // SoftmaxRows is the Loom kernel "softmax_rows" (@softmax_rows) defined at kernels/mlp.loom:229:1.
 //
 // out[r, :] = softmax(x[r, :]) for each row, one 32-invocation workgroup per
@@ -461,6 +515,22 @@ func (k SoftmaxRows) Dispatch(rows int, cols int, x loomrt.Slice[float32], out l
 		loomrt.Buffer(x.Region().Read()),
 		loomrt.Buffer(out.Region().Write()),
 	})
+}
+
+// SoftmaxRowsArgs are the arguments of SoftmaxRows.Dispatch by name, for DispatchArgs: buffers
+// X, Out share a Go type, so only their names tell them apart.
+// Literals must be keyed: the blank first field makes an unkeyed one too short.
+type SoftmaxRowsArgs struct {
+	_    struct{}
+	Rows int
+	Cols int
+	X    loomrt.Slice[float32]
+	Out  loomrt.Slice[float32]
+}
+
+// DispatchArgs is Dispatch with the arguments named: SoftmaxRows.DispatchArgs(SoftmaxRowsArgs{Rows: …, Cols: …, X: …, Out: …}).
+func (k SoftmaxRows) DispatchArgs(a SoftmaxRowsArgs) (loomrt.Dispatch, error) {
+	return k.Dispatch(a.Rows, a.Cols, a.X, a.Out)
 }
 
 // loomExtent evaluates a buffer's extent in exact arithmetic: a step that

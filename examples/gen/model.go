@@ -105,15 +105,28 @@ func newModel(s *loomrt.Session, cfg Config, sh Shape, p Params, eps float32) (*
 		return nil
 	}
 	for _, step := range []func() error{
+		// Kernels with several f32 buffers take them by name
+		// (DispatchArgs): a swap that type-checks positionally reads
+		// wrong here.
 		func() error {
-			return add(k.LayerNorm.Dispatch(T, D, eps, m.input, gamma, beta, tmp[normed]))
+			return add(k.LayerNorm.DispatchArgs(LayerNormArgs{Rows: T, Cols: D, Eps: eps, X: m.input, Gamma: gamma, Beta: beta, Out: tmp[normed]}))
 		},
-		func() error { return add(k.MatmulBias.Dispatch(T, F, D, tmp[normed], w1, b1, tmp[hidden])) },
+		func() error {
+			return add(k.MatmulBias.DispatchArgs(MatmulBiasArgs{M: T, N: F, K: D, A: tmp[normed], B: w1, Bias: b1, C: tmp[hidden]}))
+		},
 		func() error { return add(k.Gelu.Dispatch(T*F, tmp[hidden])) },
-		func() error { return add(k.MatmulBias.Dispatch(T, D, F, tmp[hidden], w2, b2, tmp[projected])) },
-		func() error { return add(k.Add.Dispatch(T*D, m.input, tmp[projected], tmp[residual])) },
-		func() error { return add(k.MatmulBias.Dispatch(T, C, D, tmp[residual], wc, bc, tmp[logits])) },
-		func() error { return add(k.SoftmaxRows.Dispatch(T, C, tmp[logits], m.output)) },
+		func() error {
+			return add(k.MatmulBias.DispatchArgs(MatmulBiasArgs{M: T, N: D, K: F, A: tmp[hidden], B: w2, Bias: b2, C: tmp[projected]}))
+		},
+		func() error {
+			return add(k.Add.DispatchArgs(AddArgs{N: T * D, A: m.input, B: tmp[projected], Out: tmp[residual]}))
+		},
+		func() error {
+			return add(k.MatmulBias.DispatchArgs(MatmulBiasArgs{M: T, N: C, K: D, A: tmp[residual], B: wc, Bias: bc, C: tmp[logits]}))
+		},
+		func() error {
+			return add(k.SoftmaxRows.DispatchArgs(SoftmaxRowsArgs{Rows: T, Cols: C, X: tmp[logits], Out: m.output}))
+		},
 	} {
 		if err := step(); err != nil {
 			return nil, err
