@@ -20,6 +20,11 @@ func addSeeds(f *testing.F) {
 	}
 	f.Add([]byte("view<4x8xf32> vector<[%m]x[%n]xf32> tensor<0xf32, #dense>"))
 	f.Add([]byte("%a = \"\\u00e9\\ud83d\\ude00\" 0x1F -1.5e-3 -> {[(<>)]}"))
+	// Layouts and signatures of the extended grammar, in small pieces.
+	f.Add([]byte("#q8 = #q8_0<block=32>\nfunc.decl @m(%m: index, %t: tile<[%m]xf32, #q8>) -> (%t as tile<[%m]xf32, #q8>, %c: index)\n"))
+	f.Add([]byte("func.decl @f(%fn: (f32, i32) -> (f32), %p: pool<[%m]>, %m: index, %g: group<workgroup>, %h: hal.buffer, %v: vector<0xf32>)\n"))
+	f.Add([]byte("global.variable @g : view<[%n]xf32, %l> where [mul(%n, 16)] = 0\nfunc.def @u() {\n  %v, %n, %l =\n    global.load @g : view<[%n]xf32, %l>\n  scf.if %c { global.store %v, @g : view<[%n]xf32, %l> } else {test.yield}\n}\n"))
+	f.Add([]byte("test.split_func @p(%a: i32) {\n  test.use %a : i32\n} launch {\n  test.yield\n}\n"))
 }
 
 // FuzzLex checks that the lexer terminates on any input, ends with EOF,
@@ -54,6 +59,7 @@ func FuzzParse(f *testing.F) {
 		}
 		if err == nil {
 			_ = Dump(m)
+			formatRoundTrip(t, src, m)
 			return
 		}
 		var list ErrorList
@@ -72,4 +78,25 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// formatRoundTrip checks the round-trip property on a file that parses:
+// Format's output parses to the same tree (positions aside) and formats
+// to itself.
+func formatRoundTrip(t *testing.T, src []byte, m *Module) {
+	out, err := Format("f.loom", src)
+	if err != nil {
+		t.Fatalf("Format fails on a file that parses: %v", err)
+	}
+	m2, err := ParseFile("f.loom", out)
+	if err != nil {
+		t.Fatalf("formatted output does not parse: %v\n%s", err, out)
+	}
+	if a, b := structure(m), structure(m2); a != b {
+		t.Fatalf("formatted output parses differently:\n%s\nformatted:\n%s", firstDiff(a, b), out)
+	}
+	again, err := Format("f.loom", out)
+	if err != nil || string(again) != string(out) {
+		t.Fatalf("Format is not idempotent (%v):\n%s", err, firstDiff(string(out), string(again)))
+	}
 }
