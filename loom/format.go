@@ -247,11 +247,12 @@ func (f *formatter) flushComments(line int32, boundary bool) []comment {
 	return f.comments[i:]
 }
 
-// dropComments forgets the comments inside a block copied verbatim.
+// dropComments forgets the comments inside a block copied verbatim: those
+// of its lines but the last, where a comment follows the closing brace.
 func (f *formatter) dropComments(from, to int32) {
 	kept := f.comments[:0]
 	for _, c := range f.comments {
-		if c.line < from || c.line > to {
+		if c.line < from || c.line >= to {
 			kept = append(kept, c)
 		}
 	}

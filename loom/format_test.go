@@ -113,6 +113,21 @@ func.def @g(%x: f32, %y: f32) -> (f32, f32) {
 	roundTrip(t, "t.loom", []byte(src))
 }
 
+// TestFormatDataBlock checks that a target record's data block is copied
+// as written and that a comment after its closing brace is kept.
+func TestFormatDataBlock(t *testing.T) {
+	src := "test.target<low_core> @t {\n    abi = hal_kernel, // the ABI\n  lanes = 64\n} // record\nfunc.decl @f((f32) -> (f32))\n"
+	want := "test.target<low_core> @t {\n    abi = hal_kernel, // the ABI\n  lanes = 64\n} // record\nfunc.decl @f((f32) -> (f32))\n"
+	out, err := Format("t.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+	roundTrip(t, "t.loom", []byte(src))
+}
+
 // TestFormatErrors checks that Format reports syntax errors with positions.
 func TestFormatErrors(t *testing.T) {
 	_, err := Format("t.loom", []byte("func.def @f() {\n  %x = \n"))

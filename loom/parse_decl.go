@@ -26,7 +26,7 @@ func (p *parser) parseSignature(lenient bool) []*Value {
 			v.Type = p.parseType(lenient)
 			v.Index = len(args)
 			args = append(args, v)
-		case tIdent:
+		case tIdent, tLParen:
 			t := p.tok
 			args = append(args, &Value{Pos: p.pos(t), Type: p.parseType(lenient), Index: len(args)})
 		default:
