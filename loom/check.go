@@ -24,8 +24,9 @@ func check(mods []*Module, partial bool) ErrorList {
 // module checks the SSA uses and symbol references of one module.
 func (c *checker) module(m *Module) {
 	c.aliases = aliasMap(m) // attribute aliases are local to their file
+	top := newScope(nil)    // values defined by top-level generic ops
 	for _, op := range m.Ops {
-		c.topOp(op)
+		c.topOp(top, op)
 	}
 	for _, k := range m.Kernels {
 		c.kernel(k)
@@ -98,13 +99,20 @@ func (c *checker) collectSymbols(m *Module) {
 	}
 }
 
-// topOp checks the opaque top-level ops; their regions are isolated.
-func (c *checker) topOp(op *Op) {
+// topOp checks the opaque top-level ops: their operands are the values of
+// earlier top-level ops (in s), their regions are isolated.
+func (c *checker) topOp(s *scope, op *Op) {
 	if !op.Opaque {
 		return
 	}
+	for _, o := range op.Operands {
+		c.use(s, o)
+	}
 	for _, r := range op.Regions {
 		c.region(r, nil)
+	}
+	for _, r := range op.Results {
+		c.define(s, r)
 	}
 }
 

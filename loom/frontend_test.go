@@ -1,14 +1,17 @@
 package loom
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // The files of testdata/frontend hold one construct of real Loom each that
 // the front end once refused (found by internal/corpusrate): every one must
-// parse, resolve every operand, and be analysed.
+// parse, resolve every operand, be analysed, and format back to the same
+// tree.
 
 // frontendUse says that the use of %Name on line UseLine resolves to the
 // value defined on DefLine.
@@ -32,6 +35,16 @@ var frontendUses = []frontendUse{
 	{"result_type_refs.loom", "lay", 4, 4},
 	{"result_type_refs.loom", "l2", 17, 17},
 	{"result_type_refs.loom", "v2", 20, 17},
+	// Loop-carried values typed in a group after the values.
+	{"iter_args_grouped.loom", "s", 6, 4},
+	{"iter_args_grouped.loom", "seed", 4, 3},
+	{"iter_args_grouped.loom", "start", 11, 3},
+	{"iter_args_grouped.loom", "y", 14, 11},
+	// The operand of an op with a field selector.
+	{"field_selector.loom", "schema", 4, 3},
+	// Module-level values.
+	{"top_level_values.loom", "two", 4, 2},
+	{"top_level_values.loom", "three", 4, 3},
 	// iter_args(%acc: T) uses the parameter; do(…) defines region args.
 	{"iter_args_uses.loom", "acc", 6, 5},
 	{"iter_args_uses.loom", "running", 7, 6},
@@ -66,6 +79,53 @@ func TestFrontendBranchAccess(t *testing.T) {
 	}
 }
 
+// TestFrontendValues checks what the parser keeps of constructs that
+// define no uses: grouped loop-carried types, a field selector, an
+// attribute-valued config.def.
+func TestFrontendValues(t *testing.T) {
+	parse := func(name string) *Module {
+		t.Helper()
+		src, err := os.ReadFile(filepath.Join("testdata/frontend", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseFile(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := parse("iter_args_grouped.loom")
+	var types []string
+	for _, op := range m.Funcs[0].Body.Ops {
+		if op.Name != "scf.for" {
+			continue
+		}
+		for _, a := range op.Regions[0].Args[1:] {
+			types = append(types, a.Name+":"+a.Type.String())
+		}
+	}
+	if got, want := strings.Join(types, " "), "m:f32 s:i32 x:f32 y:i32 z:f32"; got != want {
+		t.Errorf("loop-carried types %q, want %q", got, want)
+	}
+	m = parse("field_selector.loom")
+	if op := m.Funcs[0].Body.Ops[1]; op.Str != "payload_elements" || len(op.Operands) != 1 {
+		t.Errorf("field selector: Str %q, %d operands; want payload_elements, 1", op.Str, len(op.Operands))
+	}
+	m = parse("config_attr_value.loom")
+	if len(m.ConfigDefs) != 2 || m.ConfigDefs[0].Value.Text != "#q4_0<block=32>" || m.ConfigDefs[0].Type.String() != "encoding<schema>" {
+		t.Fatalf("config defs %+v", m.ConfigDefs)
+	}
+	p, err := NewProgram(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := p.ConfigDefaults()
+	if err != nil || len(defs) != 1 || defs["toy.width"].String() != "128" {
+		t.Errorf("config defaults %v, %v; want only toy.width = 128", defs, err)
+	}
+}
+
 func TestFrontendFiles(t *testing.T) {
 	files, err := filepath.Glob("testdata/frontend/*.loom")
 	if err != nil || len(files) == 0 {
@@ -81,6 +141,7 @@ func TestFrontendFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
+			roundTrip(t, "f.loom", src)
 			p, err := NewProgram(m)
 			if err != nil {
 				t.Fatalf("program: %v", err)
@@ -142,4 +203,42 @@ func TestFrontendFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFrontendErrors: the constructs above keep clear errors for what
+// they do not allow.
+func TestFrontendErrors(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"declaration with results", "%x = func.decl @f() -> (i32)\n",
+			"x.loom:1:1: top-level operation func.decl cannot define SSA values"},
+		{"top-level use before definition", "%a = test.addi %b, %b : i32\n%b = test.constant 1 : i32\n",
+			"x.loom:1:16: use of undefined value %b"},
+		{"grouped types missing", "func.def @f(%n: index, %v: f32) {\n  %r, %q = scf.for %i = [%n to %n step %n](%a = %v, %b = %v : f32) -> (f32, f32) {\n    scf.yield %a, %b : f32, f32\n  }\n  func.return\n}\n",
+			"x.loom:2:66: expected ':' and a type for %b before ')'"},
+		{"grouped types too many", "func.def @f(%n: index, %v: f32) {\n  %r = scf.for %i = [%n to %n step %n](%a = %v : f32, f32) -> (f32) {\n    scf.yield %a : f32\n  }\n  func.return\n}\n",
+			"x.loom:2:55: expected loop-carried value such as %acc = %init : f32, found 'f32'"},
+		{"block argument without a name", "func.def @f() {\n  cfg.br ^b\n^b(i32):\n  func.return\n}\n",
+			"x.loom:3:4: block argument of ^b needs a name, such as %x: i32"},
+		{"block label without colon", "func.def @f() {\n  cfg.br ^b\n^b(%x: i32)\n  func.return\n}\n",
+			"x.loom:3:12: expected ':' after block label ^b, found newline"},
+		{"block argument used before its block", "func.def @f() {\n  func.return %x : i32\n^b(%x: i32):\n  func.return\n}\n",
+			"x.loom:2:15: use of undefined value %x"},
+	} {
+		_, err := ParseFile("x.loom", []byte(c.src))
+		if err == nil {
+			t.Errorf("%s: no error, want %s", c.name, c.want)
+			continue
+		}
+		if got := firstError(err); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
+
+func firstError(err error) string {
+	var list ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return list[0].Error()
+	}
+	return err.Error()
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func addSeeds(f *testing.F) {
-	for _, pattern := range []string{"testdata/*.loom", "testdata/bad/*.loom"} {
+	for _, pattern := range []string{"testdata/*.loom", "testdata/bad/*.loom", "testdata/frontend/*.loom"} {
 		files, _ := filepath.Glob(pattern)
 		for _, path := range files {
 			src, err := os.ReadFile(path)

@@ -348,7 +348,7 @@ func (p *parser) parseOp(top bool) *Op {
 	for i, r := range results {
 		op.Results = append(op.Results, &Value{Name: r.text[1:], Pos: p.pos(r), Def: op, Index: i})
 	}
-	if len(results) > 0 && top {
+	if len(results) > 0 && top && definesSymbol(op.Name) {
 		p.failAt(op.Pos, "top-level operation %s cannot define SSA values", op.Name)
 	}
 	switch op.Name {
@@ -405,6 +405,19 @@ func (p *parser) parseBlockLabel(op *Op) {
 	}
 	p.expect(tColon, "':' after block label "+op.Name)
 	op.End = p.endPos(p.prev)
+}
+
+// definesSymbol reports the ops the parser reads as declarations of a
+// symbol; other top-level ops are generic and may define module-level
+// values (%c = test.constant 1 : i32).
+func definesSymbol(name string) bool {
+	switch name {
+	case "kernel.def", "kernel.decl", "func.def", "func.decl", "template.def", "template.decl",
+		"func.template", "func.ukernel", "func.provider.decl", "config.decl", "config.def",
+		"module.import", "global.constant", "global.variable", "test.split_func":
+		return true
+	}
+	return false
 }
 
 func (p *parser) i1() *Type {

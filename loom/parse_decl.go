@@ -254,10 +254,14 @@ func (p *parser) parseConfigDef(op *Op) {
 	switch t.kind {
 	case tInt, tFloat, tString, tIdent:
 		p.next()
+		op.Literal = p.literal(t)
+	case tHash:
+		// An attribute value, such as a quantization schema of type
+		// encoding<schema>: kept as written.
+		op.Literal = &Literal{Kind: LitRaw, Text: p.hashText()}
 	default:
 		p.unexpected("config value")
 	}
-	op.Literal = p.literal(t)
 	p.expect(tColon, "':' and a type after config value")
 	ty := p.parseType(false)
 	op.Types = []*Type{ty}

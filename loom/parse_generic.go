@@ -170,6 +170,14 @@ func (p *parser) parseIndices(op *Op) {
 			case tIdent:
 				p.next()
 				op.Words = append(op.Words, t.text)
+			case tString:
+				// A field selector, %schema["element_format"].
+				p.next()
+				if lit := p.literal(t); op.Str == "" {
+					op.Str = lit.Str
+				} else {
+					op.Words = append(op.Words, lit.Str)
+				}
 			case tComma:
 				p.next()
 			case tEOF:

@@ -16,15 +16,19 @@ func (p *parser) boundOperand(what string) *Operand {
 	return nil
 }
 
-// parseIterArgs reads `(%a = %init : T, …)`; the inits are appended to the
-// op's operands and the new values returned.
+// parseIterArgs reads `(%a = %init : T, …)`, or with the types grouped
+// after the values, `(%a = %x, %b = %y : T, U)`; the inits are appended to
+// the op's operands and the new values returned.
 func (p *parser) parseIterArgs(op *Op) []*Value {
 	open := p.expect(tLParen, "'('")
-	var args []*Value
+	var args, untyped []*Value
 	for {
 		p.skipNL()
 		switch p.tok.kind {
 		case tRParen:
+			if len(untyped) > 0 {
+				p.failAt(p.pos(p.tok), "expected ':' and a type for %%%s before ')'", untyped[0].Name)
+			}
 			p.next()
 			return args
 		case tComma:
@@ -40,9 +44,35 @@ func (p *parser) parseIterArgs(op *Op) []*Value {
 		p.next()
 		p.expect(tEqual, "'=' and an initial value after %"+v.Name)
 		op.Operands = append(op.Operands, p.boundOperand("initial value"))
-		p.expect(tColon, "':' and a type after the initial value")
-		v.Type = p.parseType(false)
 		args = append(args, v)
+		untyped = append(untyped, v)
+		if p.tok.kind == tComma && p.peekPastNL(1).kind == tSSA {
+			continue // its type comes in a group after the last value
+		}
+		p.expect(tColon, "':' and a type after the initial value")
+		for {
+			untyped[0].Type = p.parseType(false)
+			untyped = untyped[1:]
+			if p.tok.kind != tComma || p.peekPastNL(1).kind == tSSA || len(untyped) == 0 {
+				break
+			}
+			p.next()
+			p.skipNL()
+		}
+	}
+}
+
+// peekPastNL is the n-th token after the current one that is not a
+// newline.
+func (p *parser) peekPastNL(n int) token {
+	for i := 1; ; i++ {
+		t := p.peek(i)
+		if t.kind == tNewline {
+			continue
+		}
+		if n--; n == 0 || t.kind == tEOF {
+			return t
+		}
 	}
 }
 

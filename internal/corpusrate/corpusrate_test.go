@@ -133,6 +133,10 @@ func TestRun(t *testing.T) {
 	if rc := run([]string{"-list", "parse", "testdata/tree"}, &out, &errb); rc != 0 || strings.Count(out.String(), "\n") != 1 {
 		t.Errorf("-list parse: rc %d, output %q", rc, out.String())
 	}
+	out.Reset()
+	if rc := run([]string{"-invalid", "sub/plain.loom", "testdata/tree"}, &out, &errb); rc != 0 || !strings.Contains(out.String(), "excluded: named by -invalid: 1") || !strings.Contains(out.String(), "valid 4") {
+		t.Errorf("-invalid: rc %d, output:\n%s", rc, out.String())
+	}
 	if rc := run([]string{"-list", "nothing", "testdata/tree"}, &out, &errb); rc != 2 {
 		t.Errorf("-list nothing: rc %d, want 2", rc)
 	}

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	go run ./internal/corpusrate [-json] [-examples n] [-list step] DIR...
+//	go run ./internal/corpusrate [-json] [-examples n] [-list step] [-invalid suffixes] DIR...
 //
 // It finds the .loom and .loom-test files under the directories (files
 // named directly are taken as well). A .loom file is one input, parsed as a
@@ -31,6 +31,9 @@
 //	-examples n  examples printed per group (default 1)
 //	-list step   print every failing input of one step (parse, analyse,
 //	             cpu, ptx) with its full first error, instead of groups
+//	-invalid s   comma-separated path suffixes of files the corpus means
+//	             to be rejected (a .loom file has no annotations to say
+//	             so); they are excluded
 package main
 
 import (
@@ -56,11 +59,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "print JSON")
 	examples := fl.Int("examples", 1, "examples per failure group")
 	list := fl.String("list", "", "print every failure of one step: parse, analyse, cpu or ptx")
+	invalid := fl.String("invalid", "", "comma-separated path suffixes of files the corpus expects to be rejected")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] DIR...")
+		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] [-invalid suffixes] DIR...")
 		return 2
 	}
 	paths, err := findFiles(fl.Args())
@@ -74,6 +78,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintln(stderr, "corpusrate:", err)
 			return 1
+		}
+		if named(path, *invalid) {
+			inputs = append(inputs, &Input{Name: path, Excluded: "named by -invalid"})
+			continue
 		}
 		inputs = append(inputs, measureFile(path, src)...)
 	}
@@ -93,6 +101,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	printText(stdout, rep, *examples)
 	return 0
+}
+
+// named reports whether path ends with one of the comma-separated
+// suffixes of list.
+func named(path, list string) bool {
+	for _, suf := range strings.Split(list, ",") {
+		if suf != "" && strings.HasSuffix(filepath.ToSlash(path), suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // findFiles returns the .loom and .loom-test files under the arguments,
