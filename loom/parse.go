@@ -315,7 +315,12 @@ func (p *parser) endStmt(op *Op) {
 // parseOp reads one statement: [results =] name[<param>] operand syntax.
 func (p *parser) parseOp(top bool) *Op {
 	start := p.tok
-	op := &Op{Pos: p.pos(start), Doc: p.docFor(start.line)}
+	op := &Op{Pos: p.pos(start)}
+	if p.i == 0 || p.prev.line < start.line {
+		// Only an op that starts its line has the comments above as doc;
+		// one nested on the same line (a one-line region) has none.
+		op.Doc = p.docFor(start.line)
+	}
 	var results []token
 	if p.tok.kind == tSSA {
 		for {

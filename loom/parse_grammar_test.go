@@ -316,3 +316,56 @@ func TestGrammarErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLoomTestForms covers forms found in Loom's own test files: values
+// defined at top level, an encoding as a config value, a string index, and
+// loop-carried values whose types are grouped after the last one.
+func TestLoomTestForms(t *testing.T) {
+	src := `%a = test.constant 1 : i32
+%b = test.addi %a, %a : i32
+config.def @quant.schema = #q8_0<block=32> : encoding<schema>
+func.def @f(%lo: index, %hi: index, %st: index, %g0: vector<1xf32>, %u0: vector<1xf32>, %s: encoding<schema>) -> (vector<1xf32>, vector<1xf32>) {
+  %field = test.fact_encoding_matrix_field %s["element_format"] : encoding<schema> -> i64
+  %g, %u = scf.for %i = [%lo to %hi step %st](%ga = %g0, %ua = %u0 : vector<1xf32>, vector<1xf32>) -> (vector<1xf32>, vector<1xf32>) {
+    scf.yield %ga, %ua : vector<1xf32>, vector<1xf32>
+  }
+  func.return %g, %u : vector<1xf32>, vector<1xf32>
+}
+`
+	m := mustParse(t, src)
+	if op := m.Ops[1]; op.Operands[0].Value != m.Ops[0].Results[0] {
+		t.Errorf("top-level %%a not resolved: %+v", op.Operands[0])
+	}
+	if d := m.ConfigDefs[0]; d.Value.Text != "#q8_0<block=32>" {
+		t.Errorf("config.def value %q", d.Value.Text)
+	}
+	body := m.Funcs[0].Body.Ops
+	if body[0].Str != "element_format" {
+		t.Errorf("string index: %q", body[0].Str)
+	}
+	args := body[1].Regions[0].Args
+	if len(args) != 3 || args[1].Type.String() != "vector<1xf32>" || args[2].Type.String() != "vector<1xf32>" {
+		t.Errorf("grouped iter types: %s", dumpValues(args))
+	}
+	for _, bad := range []struct{ src, want string }{
+		{"%k = kernel.decl @k() launch()\n", "t.loom:1:1: top-level operation kernel.decl cannot define SSA values"},
+		{"func.def @f(%x: f32) {\n  %r = scf.for %i = [0 to 4 step 1](%a = %x, %b = %x) -> (f32, f32) {\n  }\n}\n", "t.loom:2:53: expected ':' and a type after the initial value, found ')'"},
+	} {
+		if _, err := ParseFile("t.loom", []byte(bad.src)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: got %v, want %s", bad.src, err, bad.want)
+		}
+	}
+}
+
+// TestDocOnlyAtLineStart checks that the comment above a line documents
+// the op starting that line, not one nested in a one-line region.
+func TestDocOnlyAtLineStart(t *testing.T) {
+	m := mustParse(t, kernelWith("  // store when in range\n  scf.if %c { view.store %f, %v[%i] : f32, view<[%n]xf32> }"))
+	for _, op := range m.Kernels[0].Body.Ops {
+		if op.Name == "scf.if" {
+			if op.Doc != "store when in range" || op.Regions[0].Ops[0].Doc != "" {
+				t.Errorf("docs: if %q, store %q", op.Doc, op.Regions[0].Ops[0].Doc)
+			}
+		}
+	}
+}

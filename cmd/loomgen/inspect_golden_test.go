@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loomgen/loomgen/gen"
 )
 
 var updateInspect = flag.Bool("update", false, "rewrite testdata/inspect/*.json from loomgen inspect -json")
@@ -43,25 +44,8 @@ func TestInspectJSONGoldens(t *testing.T) {
 			}
 			if !bytes.Equal(out.Bytes(), want) {
 				t.Errorf("inspect -json of %s differs from %s (run go test ./cmd/loomgen -run TestInspectJSONGoldens -update after checking):\n%s",
-					path, golden, firstLineDiff(string(want), out.String()))
+					path, golden, gen.UnifiedDiff(golden, "inspect -json", want, out.Bytes()))
 			}
 		})
 	}
-}
-
-func firstLineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n want: %s\n  got: %s", i+1, a, b)
-		}
-	}
-	return ""
 }
