@@ -65,9 +65,12 @@ func (s *symEval) value(v *Value, use Pos) (*Expr, error) {
 	// a malformed tree) reads as not evaluable instead of looping.
 	s.memo[v] = symResult{err: notEvaluable(use, "%%%s depends on itself", v.Name)}
 	var r symResult
-	if v.Def == nil {
+	switch {
+	case v.Def == nil:
 		r.err = notEvaluable(use, "%%%s is a region argument (loop variable or block argument) and has no value on the host", v.Name)
-	} else {
+	case isBlockLabel(v.Def):
+		r.err = notEvaluable(use, "%%%s is an argument of block %s and has no value on the host", v.Name, v.Def.Name)
+	default:
 		r.e, r.err = s.translate(v.Def, v.Index, v)
 	}
 	s.memo[v] = r

@@ -412,6 +412,9 @@ func (p *parser) parseBlockLabel(op *Op) {
 	op.End = p.endPos(p.prev)
 }
 
+// isBlockLabel reports whether op is a cfg block label (parseBlockLabel).
+func isBlockLabel(op *Op) bool { return strings.HasPrefix(op.Name, "^") }
+
 // definesSymbol reports the ops the parser reads as declarations of a
 // symbol; other top-level ops are generic and may define module-level
 // values (%c = test.constant 1 : i32).

@@ -75,6 +75,7 @@ func TestAnnotation(t *testing.T) {
 func TestNormalize(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"a/b.loom-test:12:3: use of undefined value %state", "use of undefined value %…"},
+		{"x.loom:1:2: %off is an argument of block ^loop", "%… is an argument of block ^…"},
 		{"kernel k1: x.loom:1:2: op foo.bar is not supported: interp: unsupported", "op foo.bar is not supported: interp: unsupported"},
 		{`x.loom:3:4: ptx: unsupported: buffer.alloca: alloca in memory space "private"`, `ptx: unsupported: buffer.alloca: alloca in memory space "…"`},
 		{"x.loom:1:1: index constant 4294966000 does not fit the 32-bit carrier", "index constant N does not fit the N-bit carrier"},
@@ -136,6 +137,25 @@ func TestRun(t *testing.T) {
 	out.Reset()
 	if rc := run([]string{"-invalid", "sub/plain.loom", "testdata/tree"}, &out, &errb); rc != 0 || !strings.Contains(out.String(), "excluded: named by -invalid: 1") || !strings.Contains(out.String(), "valid 4") {
 		t.Errorf("-invalid: rc %d, output:\n%s", rc, out.String())
+	}
+	// A package of two files: alone, the kernel's file does not resolve
+	// its call; with -packages the directory is one input that compiles.
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"testdata/pkg"}, []string{"valid 2", "parse    1/2 = 50.00%", "use of undefined symbol @…"}},
+		{[]string{"-packages", "testdata/pkg"}, []string{"inputs 1,", "valid 1", "parse    1/1 = 100.00%", "cpu      1/1 = 100.00% kernels", "ptx      1/1 = 100.00% kernels"}},
+	} {
+		out.Reset()
+		if rc := run(c.args, &out, &errb); rc != 0 {
+			t.Fatalf("%v: rc %d", c.args, rc)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: output lacks %q:\n%s", c.args, w, out.String())
+			}
+		}
 	}
 	if rc := run([]string{"-list", "nothing", "testdata/tree"}, &out, &errb); rc != 2 {
 		t.Errorf("-list nothing: rc %d, want 2", rc)

@@ -4,11 +4,12 @@
 //
 // Usage:
 //
-//	go run ./internal/corpusrate [-json] [-examples n] [-list step] [-invalid suffixes] DIR...
+//	go run ./internal/corpusrate [-json] [-examples n] [-list step] [-packages] [-invalid suffixes] DIR...
 //
 // It finds the .loom and .loom-test files under the directories (files
 // named directly are taken as well). A .loom file is one input, parsed as a
-// package of its own. A .loom-test file is split into its test cases
+// package of its own; with -packages, the .loom files of one directory are
+// one input, parsed as one package (as a model's kernels folder is). A .loom-test file is split into its test cases
 // (SplitTest says how); each case's input section is one input, and
 // expected-output sections are never measured. Inputs the test expects Loom
 // to reject (verify cases with ERROR annotations, parser/verifier error
@@ -23,14 +24,18 @@
 // It prints the rates with their denominators, then the failures of each
 // step grouped by their first error message with positions, names,
 // quoted strings and numbers replaced, most common first, each with an
-// example.
+// example; then, as notes, the buffers whose access had to be assumed
+// read_write and the extents the analysis could not express, grouped the
+// same way.
 //
 // Flags:
 //
 //	-json        print the summary, the groups and every input as JSON
 //	-examples n  examples printed per group (default 1)
 //	-list step   print every failing input of one step (parse, analyse,
-//	             cpu, ptx) with its full first error, instead of groups
+//	             cpu, ptx, or notes) with its full first error, instead of
+//	             groups
+//	-packages    the .loom files of a directory are one package
 //	-invalid s   comma-separated path suffixes of files the corpus means
 //	             to be rejected (a .loom file has no annotations to say
 //	             so); they are excluded
@@ -47,6 +52,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/loomgen/loomgen/loom"
 )
 
 func main() {
@@ -60,11 +67,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	examples := fl.Int("examples", 1, "examples per failure group")
 	list := fl.String("list", "", "print every failure of one step: parse, analyse, cpu or ptx")
 	invalid := fl.String("invalid", "", "comma-separated path suffixes of files the corpus expects to be rejected")
+	packages := fl.Bool("packages", false, "measure the .loom files of each directory as one package")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] [-invalid suffixes] DIR...")
+		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] [-packages] [-invalid suffixes] DIR...")
 		return 2
 	}
 	paths, err := findFiles(fl.Args())
@@ -73,6 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var inputs []*Input
+	pkgs := map[string]int{} // directory -> index in inputs, with -packages
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -83,7 +92,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 			inputs = append(inputs, &Input{Name: path, Excluded: "named by -invalid"})
 			continue
 		}
+		if *packages && strings.HasSuffix(path, ".loom") {
+			dir := filepath.Dir(path)
+			if i, ok := pkgs[dir]; ok {
+				inputs[i].files = append(inputs[i].files, loom.File{Name: path, Src: src})
+				continue
+			}
+			pkgs[dir] = len(inputs)
+			inputs = append(inputs, &Input{Name: filepath.Join(dir, "*.loom"), files: []loom.File{{Name: path, Src: src}}})
+			continue
+		}
 		inputs = append(inputs, measureFile(path, src)...)
+	}
+	for _, i := range pkgs {
+		in := inputs[i]
+		measure(in, in.files...)
+		if len(in.files) == 1 {
+			in.Name = in.files[0].Name
+		}
 	}
 	rep := summarize(inputs, len(paths))
 	if *list != "" {
@@ -151,7 +177,7 @@ func findFiles(args []string) ([]string, error) {
 func measureFile(path string, src []byte) []*Input {
 	if !strings.HasSuffix(path, ".loom-test") {
 		in := &Input{Name: path}
-		measure(in, path, src)
+		measure(in, loom.File{Name: path, Src: src})
 		return []*Input{in}
 	}
 	var out []*Input
@@ -160,7 +186,7 @@ func measureFile(path string, src []byte) []*Input {
 		if c.Excluded == "" {
 			// Blank lines in front keep the file's line numbers in
 			// positions.
-			measure(in, path, []byte(strings.Repeat("\n", c.Line-1)+c.Input))
+			measure(in, loom.File{Name: path, Src: []byte(strings.Repeat("\n", c.Line-1) + c.Input)})
 		}
 		out = append(out, in)
 	}
@@ -199,8 +225,10 @@ type Group struct {
 	Examples []string `json:"examples"`
 }
 
-// steps names the measured steps in order.
-var steps = []string{"parse", "analyse", "cpu", "ptx"}
+// steps names the measured steps in order; "notes" groups what the
+// analyses could not make exact (conservative access, unknown extents)
+// in inputs that were analysed, which are not failures.
+var steps = []string{"parse", "analyse", "cpu", "ptx", "notes"}
 
 // failures returns, for one step, each failure as (where, error text).
 func failures(inputs []*Input, stepName string) [][2]string {
@@ -217,6 +245,14 @@ func failures(inputs []*Input, stepName string) [][2]string {
 		case "analyse":
 			if in.Parsed() && in.AnalyseErr != "" {
 				out = append(out, [2]string{in.Name, in.AnalyseErr})
+			}
+		case "notes":
+			if !in.Analysed() {
+				continue
+			}
+			for _, n := range in.Notes {
+				_, why, _ := strings.Cut(n, ": ")
+				out = append(out, [2]string{in.Name + " " + strings.SplitN(n, ":", 2)[0], why})
 			}
 		case "cpu", "ptx":
 			for _, k := range in.Kernels {
@@ -293,7 +329,7 @@ func group(fails [][2]string) []Group {
 var (
 	rePos    = regexp.MustCompile(`\S+:\d+:\d+:?`)
 	reQuoted = regexp.MustCompile(`"[^"]*"`)
-	reSym    = regexp.MustCompile(`[@%][\w.$#-]+`)
+	reSym    = regexp.MustCompile(`[@%^][\w.$#-]+`)
 	reNum    = regexp.MustCompile(`\b\d+\b`)
 	reKernel = regexp.MustCompile(`^kernel \S+: `)
 	reSpace  = regexp.MustCompile(`\s+`)
@@ -340,7 +376,11 @@ func printText(w io.Writer, r Report, examples int) {
 		if len(gs) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s failures (%d groups):\n", s, len(gs))
+		what := "failures"
+		if s == "notes" {
+			what = "(not failures: conservative access, unknown extents)"
+		}
+		fmt.Fprintf(w, "\n%s %s (%d groups):\n", s, what, len(gs))
 		for _, g := range gs {
 			fmt.Fprintf(w, "%5d  %s\n", g.Count, g.Message)
 			for i := 0; i < examples && i < len(g.Examples); i++ {

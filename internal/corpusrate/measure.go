@@ -31,6 +31,11 @@ type Input struct {
 	// extents the analysis could not express.
 	Conservative int `json:"conservative_access,omitempty"`
 	Unknown      int `json:"unknown_extents,omitempty"`
+	// Notes are "kernel: why" for each conservative access and unknown
+	// extent; they are not failures.
+	Notes []string `json:"notes,omitempty"`
+
+	files []loom.File // with -packages, the files of a directory's package
 }
 
 // Parsed and Analysed report the front-end steps of a counted input.
@@ -48,12 +53,13 @@ type Kernel struct {
 // shows up as a failure instead of stopping the measurement.
 const stepTimeout = 60 * time.Second
 
-// measure parses, analyses and compiles src, named name in positions.
-func measure(in *Input, name string, src []byte) {
+// measure parses the files as one package, analyses it and compiles its
+// kernels.
+func measure(in *Input, files ...loom.File) {
 	var mods []*loom.Module
 	in.ParseErr = step(func() error {
 		var err error
-		mods, err = loom.ParsePackage(loom.File{Name: name, Src: src})
+		mods, err = loom.ParsePackage(files...)
 		return err
 	})
 	if in.ParseErr != "" {
@@ -95,6 +101,14 @@ func analyse(in *Input, p *loom.Program) error {
 		for _, a := range p.Access(k) {
 			if a.Basis == loom.BasisConservative {
 				in.Conservative++
+				why := ""
+				for _, e := range a.Evidence {
+					if e.Basis == loom.BasisConservative {
+						why = e.Reason
+						break
+					}
+				}
+				in.Notes = append(in.Notes, k.Export+": conservative access: "+why)
 			}
 		}
 		if _, err := p.LaunchExprs(k); err != nil {
@@ -104,6 +118,7 @@ func analyse(in *Input, p *loom.Program) error {
 		for _, e := range p.Extents(k) {
 			if e.Bytes == nil {
 				in.Unknown++
+				in.Notes = append(in.Notes, k.Export+": unknown extent: "+e.Reason)
 			}
 		}
 		p.WorkgroupStorageUses(k)
