@@ -168,8 +168,9 @@ func TestLoadErrors(t *testing.T) {
 
 // TestOwnCasesOnGPU runs our check files on the GPU backend, when there is
 // one, and compares each outcome with the CPU's: every case that passes on
-// the CPU passes there too; cases expecting sanitizer events and the
-// cpu-only case are skipped with their reason; and wrong expectations fail
+// the CPU passes there too; cases expecting sanitizer events, the cpu-only
+// case and the one that skips on cuda are skipped with their reason; and
+// wrong expectations fail
 // with the same diff.
 func TestOwnCasesOnGPU(t *testing.T) {
 	s, err := loomrt.Open(loomrt.Options{Backend: "cuda"})
@@ -190,7 +191,7 @@ func TestOwnCasesOnGPU(t *testing.T) {
 			if g.Status != Skip || !strings.Contains(g.Reason, "has none") {
 				t.Errorf("%s on cuda: %s %q, want SKIP (no sanitizer)", name, g.Status, g.Reason)
 			}
-		case name == "cpu_only":
+		case name == "cpu_only" || name == "not_on_cuda":
 			if g.Status != Skip {
 				t.Errorf("%s on cuda: %s, want SKIP", name, g.Status)
 			}
