@@ -349,3 +349,45 @@ func TestOpsMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsF8 runs loom/testdata/ops_f8.loom against an independent Go
+// encoder: round to nearest even at the format's precision, subnormals,
+// f8E4M3 overflow to NaN (no infinity), f8E5M2 overflow to ∞.
+func TestOpsF8(t *testing.T) {
+	const n = 256
+	xs := ramp(n, 11, 2)
+	r := compileRun(t, corpus(t, "ops_f8.loom"), "f8_round_trip", Options{})
+	dst := make([]byte, 8*n)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(make([]byte, n)), buf(make([]byte, n)), buf(dst))
+	got := bytesF32(dst)
+	// round8 rounds y to mbits mantissa bits with minimum normal exponent
+	// emin, and reports overflow past max.
+	round8 := func(y float64, mbits, emin int, maxv float64) float64 {
+		a := math.Abs(y)
+		_, e := math.Frexp(a)
+		e = max(e-1, emin)
+		q := math.Ldexp(1, e-mbits)
+		v := math.RoundToEven(a/q) * q
+		if v > maxv {
+			return math.Inf(1)
+		}
+		return math.Copysign(v, y)
+	}
+	for i, x := range xs {
+		y := float64(x) * math.Ldexp(1, i%32-8)
+		w4 := round8(y, 3, -6, 448)
+		if math.IsInf(w4, 0) {
+			w4 = math.NaN()
+		}
+		w5 := round8(y, 2, -14, 57344)
+		if math.IsInf(w5, 0) {
+			w5 = math.Copysign(w5, y)
+		}
+		for j, w := range []float64{w4, w5} {
+			g := float64(got[2*i+j])
+			if !(g == w || math.IsNaN(g) && math.IsNaN(w)) {
+				t.Fatalf("element %d (y = %g) format %d: got %g, want %g", i, y, j, g, w)
+			}
+		}
+	}
+}

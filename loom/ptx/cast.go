@@ -18,11 +18,13 @@ func (e *emitter) castTypes(op *loom.Op) (*val, *loom.Type, *loom.Type, error) {
 	if len(op.Types) > 0 && op.Types[0] != nil {
 		from = op.Types[0]
 	}
-	if err := scalarOK(op, from); err != nil {
-		return nil, nil, nil, err
-	}
-	if err := scalarOK(op, to); err != nil {
-		return nil, nil, nil, err
+	for _, t := range []*loom.Type{from, to} {
+		if isF8(t) && (op.Name == "scalar.extf" || op.Name == "scalar.fptrunc") {
+			continue // f8Convert
+		}
+		if err := scalarOK(op, t); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return x, from, to, nil
 }
@@ -160,6 +162,13 @@ func (e *emitter) scalarCast(op *loom.Op, rest string) error {
 	case "extf", "fptrunc":
 		if !isFloat(from) || !isFloat(to) {
 			return invalid(op.Pos, "%s from %s to %s", op.Name, from, to)
+		}
+		if isF8(from) || isF8(to) {
+			v, err := e.f8Convert(op, x, to)
+			if err != nil {
+				return err
+			}
+			return e.define(op, 0, v)
 		}
 		return e.define(op, 0, e.floatToFloat(op, x, to))
 	case "bitcast":

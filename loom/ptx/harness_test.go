@@ -275,7 +275,7 @@ func compare(c *kcase, i int, got, want []byte, rel float64) error {
 	if len(got) != len(want) {
 		return fmt.Errorf("length %d vs %d", len(got), len(want))
 	}
-	if el == nil || !isFloat(el) {
+	if el == nil || !isFloat(el) || isF8(el) {
 		for j := range got {
 			if got[j] != want[j] {
 				return fmt.Errorf("byte %d: gpu %#02x, cpu %#02x (element type %s)", j, got[j], want[j], typeName(el))

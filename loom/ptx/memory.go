@@ -71,7 +71,7 @@ func (e *emitter) dimsOf(v *val, t *loom.Type, pos loom.Pos) error {
 	if !loom.DenseLayout(t) {
 		return fmt.Errorf("%s: %w: view layout %s (only dense row-major views are lowered)", pos, ErrUnsupported, t.Layout)
 	}
-	if !supportedScalar(t.Elem) {
+	if !supportedScalar(t.Elem) && !isF8(t.Elem) {
 		return fmt.Errorf("%s: %w: view element type %s", pos, ErrUnsupported, t.Elem)
 	}
 	v.elem = t.Elem

@@ -145,6 +145,9 @@ func ldType(t *loom.Type) string {
 		case "f64":
 			return "f64"
 		}
+		if isF8(t) {
+			return "u8" // the byte, in a 16-bit register
+		}
 		return "b16"
 	}
 	return "u64"
