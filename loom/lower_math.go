@@ -110,7 +110,16 @@ func lowerPowf(l *lowering, op *Op) (bool, error) {
 	y, _ := l.inF32(xs[1])
 	t := x.Type
 	ax := l.un("absf", x)
-	r := l.un("exp2f", l.bin("mulf", y, l.un("log2f", ax)))
+	lh, ll := l.log2Pos(ax)
+	// t = y·log2|x| as hi + lo (fmas recover the product's rounding error
+	// and add y·ll), 2^t = 2^hi · (1 + lo·ln2).
+	hi := l.bin("mulf", y, lh)
+	lo := l.fma(y, ll, l.fma(y, lh, l.un("negf", hi)))
+	r := l.un("exp2f", hi)
+	r = l.fma(r, l.bin("mulf", lo, l.floatConst(t, math.Ln2)), r)
+	// lo is NaN where hi is infinite; 2^hi alone is then the answer.
+	big := l.cmp("cmpf", "oge", l.un("absf", hi), l.floatConst(t, 256))
+	r = l.sel(big, l.un("exp2f", hi), r)
 	one := l.floatConst(t, 1)
 	zero := l.floatConst(t, 0)
 	// Nested selects rather than i1 arithmetic keep to ops every backend
@@ -127,6 +136,56 @@ func lowerPowf(l *lowering, op *Op) (bool, error) {
 	r = l.sel(l.cmp("cmpf", "oeq", y, zero), one, r)
 	l.finish(l.outOf(r, op.Operands[0].Value.Type))
 	return true, nil
+}
+
+// log2Coeffs are 2/((2k+1)·ln 2), k = 0…5: log2 m = Σ c_k·u^(2k+1) with
+// u = (m−1)/(m+1), |u| ≤ 0.1716 for m in [√½, √2] (the u^13 term is below
+// 2^-24 of the sum).
+var log2Coeffs = func() []float64 {
+	c := make([]float64, 6)
+	for k := range c {
+		c[k] = 2 / (float64(2*k+1) * math.Ln2)
+	}
+	return c
+}()
+
+// log2Pos is log2 of a non-negative f32, as hi + lo, without log2f's approximations
+// (PTX's lg2.approx loses relative accuracy near 1, where pow needs it):
+// x = 2^e·m with m in [√½, √2) read from the bits (subnormals scaled by
+// 2^23 first), then e + the odd series of atanh in u = (m−1)/(m+1).
+// 0 gives −∞, ∞ gives ∞, NaN stays NaN (in hi; lo is then meaningless).
+func (l *lowering) log2Pos(x *Value) (hi, lo *Value) {
+	t := x.Type
+	it := withElem(t, typeOfBits(32))
+	tiny := l.cmp("cmpf", "olt", x, l.f32Bits(t, 0x00800000))
+	xs := l.sel(tiny, l.bin("mulf", x, l.floatConst(t, 1<<23)), x)
+	eb := l.sel(tiny, l.floatConst(t, -23), l.floatConst(t, 0))
+	bits := l.cast("bitcast", xs, it)
+	// m's bits: the mantissa with the exponent of [1, 2), halved when
+	// above √2 (0x3fb504f3) so that m lies in [√½, √2).
+	mant := l.bin("andi", bits, l.intConst(it, 0x007fffff))
+	mb := l.bin("ori", mant, l.intConst(it, 0x3f800000))
+	high := l.cmp("cmpi", "sgt", mb, l.intConst(it, 0x3fb504f3))
+	mb = l.sel(high, l.bin("subi", mb, l.intConst(it, 0x00800000)), mb)
+	e := l.bin("subi", l.bin("shrui", bits, l.intConst(it, 23)), l.intConst(it, 127))
+	ef := l.bin("addf", l.cast("sitofp", e, t), eb)
+	ef = l.sel(high, l.bin("addf", ef, l.floatConst(t, 1)), ef)
+	m := l.cast("bitcast", mb, t)
+	one := l.floatConst(t, 1)
+	u := l.bin("divf", l.bin("subf", m, one), l.bin("addf", m, one))
+	u2 := l.bin("mulf", u, u)
+	p := l.floatConst(t, log2Coeffs[len(log2Coeffs)-1])
+	for k := len(log2Coeffs) - 2; k >= 0; k-- {
+		p = l.fma(p, u2, l.floatConst(t, log2Coeffs[k]))
+	}
+	hi = l.fma(u, p, ef) // e + u·P(u²), rounded once
+	// The rounding error of hi (e − hi is exact: Sterbenz, or hi alone
+	// when e = 0).
+	lo = l.fma(u, p, l.bin("subf", ef, hi))
+	hi = l.sel(l.cmp("cmpf", "oeq", x, l.floatConst(t, 0)), l.f32Bits(t, 0xff800000), hi)
+	hi = l.sel(l.cmp("cmpf", "oeq", x, l.f32Bits(t, 0x7f800000)), x, hi)
+	hi = l.sel(l.cmp("cmpf", "uno", x, x), x, hi)
+	return hi, lo
 }
 
 // Cody–Waite split of π/2 into three f32 parts (computed to 300 bits; the

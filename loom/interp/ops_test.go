@@ -271,8 +271,8 @@ func TestUnalignedAccess(t *testing.T) {
 			src[i] = byte(s >> 24)
 		}
 		dst := make([]byte, shift+1+16*n)
-		scratch := make([]byte, shift+1+8*n)
-		r.run(wl(n), idx(n), buf(src), buf(dst), buf(scratch), Arg{Bits: uint64(shift)})
+		s32, s16, s64 := make([]byte, shift+1+4*n), make([]byte, shift+1+2*n), make([]byte, shift+1+8*n)
+		r.run(wl(n), idx(n), buf(src), buf(dst), buf(s32), buf(s16), buf(s64), Arg{Bits: uint64(shift)})
 		odd := shift + 1
 		for i := 0; i < n; i++ {
 			a := int32(binary.LittleEndian.Uint32(src[shift+4*i:]))
