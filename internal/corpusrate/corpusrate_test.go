@@ -34,7 +34,7 @@ func TestSplitTest(t *testing.T) {
 		"// only a comment",         // 23
 	}, "\n")
 	want := []Case{
-		{Index: 1, Line: 4, Mode: "pass", Input: "func.def @a() {\n  func.return\n}"},
+		{Index: 1, Line: 4, Mode: "pass", Input: "func.def @a() {\n  func.return\n}", Expected: "expected output", ExpectedLine: 8},
 		{Index: 2, Line: 10, Mode: "pass", Input: "func.def @b() {\n// ERROR@+1: LOWERING\n  func.return\n}"},
 		{Index: 3, Line: 16, Mode: "verify", Input: "// ERROR@+1: TARGET \"x\"\nfunc.def @c()", Excluded: "verify case expects an error"},
 		{Index: 4, Line: 20, Mode: "roundtrip", Input: "// ERROR: \"no domain\"\nfunc.def @d()", Excluded: "expects an error without a domain"},
@@ -156,6 +156,11 @@ func TestRun(t *testing.T) {
 				t.Errorf("%v: output lacks %q:\n%s", c.args, w, out.String())
 			}
 		}
+	}
+	// -expected measures the one expected output of a pass case (not Loom).
+	out.Reset()
+	if rc := run([]string{"-expected", "-list", "parse", "testdata/tree"}, &out, &errb); rc != 0 || !strings.HasPrefix(out.String(), "testdata/tree/cases.loom-test:39: testdata/tree/cases.loom-test:39:") {
+		t.Errorf("-expected: rc %d, output %q", rc, out.String())
 	}
 	if rc := run([]string{"-list", "nothing", "testdata/tree"}, &out, &errb); rc != 2 {
 		t.Errorf("-list nothing: rc %d, want 2", rc)

@@ -4,14 +4,14 @@
 //
 // Usage:
 //
-//	go run ./internal/corpusrate [-json] [-examples n] [-list step] [-packages] [-invalid suffixes] DIR...
+//	go run ./internal/corpusrate [-json] [-examples n] [-list step] [-packages] [-expected] [-invalid suffixes] DIR...
 //
 // It finds the .loom and .loom-test files under the directories (files
 // named directly are taken as well). A .loom file is one input, parsed as a
 // package of its own; with -packages, the .loom files of one directory are
 // one input, parsed as one package (as a model's kernels folder is). A .loom-test file is split into its test cases
 // (SplitTest says how); each case's input section is one input, and
-// expected-output sections are never measured. Inputs the test expects Loom
+// expected-output sections are measured only with -expected. Inputs the test expects Loom
 // to reject (verify cases with ERROR annotations, parser/verifier error
 // domains elsewhere) and empty inputs are excluded and counted apart.
 //
@@ -36,6 +36,8 @@
 //	             cpu, ptx, or notes) with its full first error, instead of
 //	             groups
 //	-packages    the .loom files of a directory are one package
+//	-expected    measure the expected outputs of pass cases (Loom's printer
+//	             wrote them) instead of the inputs
 //	-invalid s   comma-separated path suffixes of files the corpus means
 //	             to be rejected (a .loom file has no annotations to say
 //	             so); they are excluded
@@ -68,11 +70,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	list := fl.String("list", "", "print every failure of one step: parse, analyse, cpu or ptx")
 	invalid := fl.String("invalid", "", "comma-separated path suffixes of files the corpus expects to be rejected")
 	packages := fl.Bool("packages", false, "measure the .loom files of each directory as one package")
+	expected := fl.Bool("expected", false, "measure the expected outputs of pass cases instead of the inputs")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] [-packages] [-invalid suffixes] DIR...")
+		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] [-packages] [-expected] [-invalid suffixes] DIR...")
 		return 2
 	}
 	paths, err := findFiles(fl.Args())
@@ -102,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			inputs = append(inputs, &Input{Name: filepath.Join(dir, "*.loom"), files: []loom.File{{Name: path, Src: src}}})
 			continue
 		}
-		inputs = append(inputs, measureFile(path, src)...)
+		inputs = append(inputs, measureFile(path, src, *expected)...)
 	}
 	for _, i := range pkgs {
 		in := inputs[i]
@@ -174,7 +177,10 @@ func findFiles(args []string) ([]string, error) {
 
 // measureFile measures a .loom file as one input, or each case of a
 // .loom-test file.
-func measureFile(path string, src []byte) []*Input {
+func measureFile(path string, src []byte, expected bool) []*Input {
+	if expected {
+		return measureExpected(path, src)
+	}
 	if !strings.HasSuffix(path, ".loom-test") {
 		in := &Input{Name: path}
 		measure(in, loom.File{Name: path, Src: src})
@@ -187,6 +193,30 @@ func measureFile(path string, src []byte) []*Input {
 			// Blank lines in front keep the file's line numbers in
 			// positions.
 			measure(in, loom.File{Name: path, Src: []byte(strings.Repeat("\n", c.Line-1) + c.Input)})
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// measureExpected measures the expected-output sections of the pass cases
+// of a .loom-test file: Loom's own printer wrote them, so they are valid
+// Loom in its canonical layout (the other modes expect reports, JSON or
+// target assembly). A .loom file gives no input.
+func measureExpected(path string, src []byte) []*Input {
+	if !strings.HasSuffix(path, ".loom-test") {
+		return nil
+	}
+	var out []*Input
+	for _, c := range SplitTest(string(src)) {
+		if c.Mode != "pass" || c.ExpectedLine == 0 {
+			continue
+		}
+		in := &Input{Name: fmt.Sprintf("%s:%d", path, c.ExpectedLine), Mode: "pass (expected output)"}
+		if onlyComments(c.Expected) {
+			in.Excluded = "empty expected output"
+		} else {
+			measure(in, loom.File{Name: path, Src: []byte(strings.Repeat("\n", c.ExpectedLine-1) + c.Expected)})
 		}
 		out = append(out, in)
 	}

@@ -17,6 +17,10 @@ type Case struct {
 	Mode string
 	// Input is the input section: the body up to a `// ----` line.
 	Input string
+	// Expected is the expected-output section after `// ----` ("" without
+	// one) and ExpectedLine its first file line.
+	Expected     string
+	ExpectedLine int
 	// Excluded says why the input is not counted as valid source; "" for a
 	// valid input.
 	Excluded string
@@ -112,6 +116,10 @@ func parseCase(lines []string, first int) Case {
 	c.Line = first + body
 	if body < end {
 		c.Input = strings.Join(lines[body:end], "\n")
+	}
+	if end < len(lines) {
+		c.ExpectedLine = first + end + 1
+		c.Expected = strings.Join(lines[end+1:], "\n")
 	}
 	return c
 }
