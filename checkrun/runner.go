@@ -111,7 +111,7 @@ func (r *Runner) open(checked bool) (*session, error) {
 	o := loomrt.Options{Backend: r.opts.Backend, Workers: r.opts.Workers}
 	if checked {
 		o.Backend = "cpu"
-		o.Sanitize = interp.Sanitize{Races: true, GlobalRaces: r.opts.Race}
+		o.Sanitize = interp.Sanitize{Races: true, GlobalRaces: true}
 	}
 	s, err := loomrt.Open(o)
 	if err != nil {

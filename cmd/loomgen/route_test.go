@@ -28,7 +28,8 @@ check.case @scale_doubles {
 // (go get -tool would ask the module proxy for the unpublished path),
 // go mod tidy, go tool loomgen init, then a check case in
 // the scaffold's kernels, go mod tidy, go generate (which writes
-// loom_check_test.go) and go test, whose subtests run the case.
+// loom_check_test.go) and go test, whose subtests run the case; then a
+// wrong expectation, which fails go test with the differing elements.
 func TestReadmeRoute(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds loomgen and a model module with the go command")
@@ -83,4 +84,35 @@ func TestReadmeRoute(t *testing.T) {
 		}
 	}
 	gocmd("tool", "loomgen", "-check", "-o", "model", "model/kernels")
+
+	// A wrong expectation fails go test, with the differing elements.
+	if err := os.WriteFile(kernel, append(append(src, scaleCheck...), scaleWrong...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gocmd("generate", "./...")
+	cmd := exec.Command("go", "test", "-count=1", "-run", "TestLoomChecks", "./...")
+	cmd.Dir, cmd.Env = mod, env
+	failed, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("go test passed with a wrong expectation:\n%s", failed)
+	}
+	for _, want := range []string{"--- FAIL: TestLoomChecks/cpu/scale_wrong", "FAIL scale_wrong on cpu", "element 1: got 2, want 3"} {
+		if !strings.Contains(string(failed), want) {
+			t.Errorf("failing go test output lacks %q:\n%s", want, failed)
+		}
+	}
 }
+
+// scaleWrong expects 3·i where the kernel computes 2·i.
+const scaleWrong = `
+check.case @scale_wrong {
+  %n = check.literal value(4) : index
+  %factor = check.literal value(2.0) : f32
+  %src = check.generate.iota offset(0.0) step(1.0) : tensor<4xf32>
+  %dst = check.generate.fill value(0.0) : tensor<4xf32>
+  func.call @scale(%n, %factor, %src, %dst) : (index, f32, tensor<4xf32>, tensor<4xf32>)
+  %want = check.generate.iota offset(0.0) step(3.0) : tensor<4xf32>
+  check.expect.equal actual(%dst) expected(%want) : tensor<4xf32>
+  check.return
+}
+`
