@@ -16,7 +16,8 @@
 // domains elsewhere) and empty inputs are excluded and counted apart.
 //
 // For each counted input it reports whether it parses (loom.ParsePackage),
-// whether it is analysed (loom.NewProgram, then what `loomgen inspect`
+// whether loom.Format's output of a parsed single-file input parses to the
+// same tree (positions aside), whether it is analysed (loom.NewProgram, then what `loomgen inspect`
 // runs on every kernel: access inference, launch config, argument checks,
 // extents, workgroup storage, fingerprints, config defaults), and for each
 // kernel.def whether it compiles on the CPU executor (interp.Compile) and
@@ -231,7 +232,10 @@ type Report struct {
 	Excluded map[string]int `json:"excluded"`
 	Valid    int            `json:"valid"`
 	Parsed   int            `json:"parsed"`
-	Analysed int            `json:"analysed"`
+	// Formatted counts the parsed single-file inputs whose loom.Format
+	// output parses to the same tree.
+	Formatted int `json:"formatted"`
+	Analysed  int `json:"analysed"`
 	// Kernels counts the kernel.defs of analysed inputs; CPU and PTX those
 	// that compiled.
 	Kernels int `json:"kernels"`
@@ -258,7 +262,7 @@ type Group struct {
 // steps names the measured steps in order; "notes" groups what the
 // analyses could not make exact (conservative access, unknown extents)
 // in inputs that were analysed, which are not failures.
-var steps = []string{"parse", "analyse", "cpu", "ptx", "notes"}
+var steps = []string{"parse", "format", "analyse", "cpu", "ptx", "notes"}
 
 // failures returns, for one step, each failure as (where, error text).
 func failures(inputs []*Input, stepName string) [][2]string {
@@ -271,6 +275,10 @@ func failures(inputs []*Input, stepName string) [][2]string {
 		case "parse":
 			if in.ParseErr != "" {
 				out = append(out, [2]string{in.Name, in.ParseErr})
+			}
+		case "format":
+			if in.FormatErr != "" {
+				out = append(out, [2]string{in.Name, in.FormatErr})
 			}
 		case "analyse":
 			if in.Parsed() && in.AnalyseErr != "" {
@@ -309,6 +317,9 @@ func summarize(inputs []*Input, files int) Report {
 		r.Valid++
 		if in.Parsed() {
 			r.Parsed++
+			if in.FormatErr == "" {
+				r.Formatted++
+			}
 		}
 		if in.Analysed() {
 			r.Analysed++
@@ -397,6 +408,7 @@ func printText(w io.Writer, r Report, examples int) {
 		fmt.Fprintf(w, "  excluded: %s: %d\n", k, r.Excluded[k])
 	}
 	fmt.Fprintf(w, "parse    %s\n", rate(r.Parsed, r.Valid))
+	fmt.Fprintf(w, "format   %s of parsed (round trip)\n", rate(r.Formatted, r.Parsed))
 	fmt.Fprintf(w, "analyse  %s\n", rate(r.Analysed, r.Valid))
 	fmt.Fprintf(w, "cpu      %s kernels\n", rate(r.CPU, r.Kernels))
 	fmt.Fprintf(w, "ptx      %s kernels\n", rate(r.PTX, r.Kernels))

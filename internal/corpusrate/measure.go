@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -23,9 +24,13 @@ type Input struct {
 	Excluded string `json:"excluded,omitempty"`
 	// ParseErr and AnalyseErr are the first error of each step, "" when it
 	// passed (AnalyseErr is "" as well when parsing failed).
-	ParseErr   string   `json:"parse_error,omitempty"`
-	AnalyseErr string   `json:"analyse_error,omitempty"`
-	Kernels    []Kernel `json:"kernels,omitempty"`
+	ParseErr   string `json:"parse_error,omitempty"`
+	AnalyseErr string `json:"analyse_error,omitempty"`
+	// FormatErr says how loom.Format failed the round trip (its output
+	// must parse to the same tree, positions aside); "" when it held or
+	// the input did not parse.
+	FormatErr string   `json:"format_error,omitempty"`
+	Kernels   []Kernel `json:"kernels,omitempty"`
 	// Conservative counts buffers whose access had to be assumed
 	// read_write (something opaque touched them); Unknown counts buffer
 	// extents the analysis could not express.
@@ -64,6 +69,9 @@ func measure(in *Input, files ...loom.File) {
 	})
 	if in.ParseErr != "" {
 		return
+	}
+	if len(files) == 1 {
+		in.FormatErr = step(func() error { return roundTrip(files[0], mods) })
 	}
 	var p *loom.Program
 	in.AnalyseErr = step(func() error {
@@ -126,6 +134,53 @@ func analyse(in *Input, p *loom.Program) error {
 	}
 	_, err := p.ConfigDefaults()
 	return err
+}
+
+// positions matches what loom.Dump prints of positions: the line:col
+// opening an op line, a region's range, and the definition an operand
+// resolves to.
+var positions = regexp.MustCompile(`(?m)^(\s*)\d+:\d+ |\s\d+:\d+-\d+:\d+|@\d+:\d+`)
+
+// roundTrip checks that loom.Format's output of f parses to the tree of
+// mods (the parse of f), positions aside.
+func roundTrip(f loom.File, mods []*loom.Module) error {
+	out, err := loom.Format(f.Name, f.Src)
+	if err != nil {
+		return fmt.Errorf("format: %w", err)
+	}
+	again, err := loom.ParsePackage(loom.File{Name: f.Name, Src: out})
+	if err != nil {
+		return fmt.Errorf("formatted output does not parse: %w", err)
+	}
+	if len(again) != len(mods) {
+		return fmt.Errorf("formatted output has %d modules, not %d", len(again), len(mods))
+	}
+	for i := range mods {
+		a := positions.ReplaceAllString(loom.Dump(mods[i]), "$1")
+		b := positions.ReplaceAllString(loom.Dump(again[i]), "$1")
+		if a != b {
+			return fmt.Errorf("formatted output parses differently: %s", firstDiff(a, b))
+		}
+	}
+	return nil
+}
+
+// firstDiff describes the first line where two texts differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("dump line %d: %q became %q", i+1, strings.TrimSpace(x), strings.TrimSpace(y))
+		}
+	}
+	return ""
 }
 
 // step runs f with a time limit and turns an error, a panic or a timeout
