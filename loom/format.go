@@ -177,17 +177,9 @@ func (f *formatter) run() {
 	f.endLine()
 }
 
-// spaced reports whether a blank goes between a and b on one output line:
-// when the source had any, except just inside brackets broken over lines.
-func (f *formatter) spaced(a, b token) bool {
-	if int(a.off)+len(a.text) == int(b.off) {
-		return false
-	}
-	if a.line != b.line && (a.kind == tLParen || a.kind == tLBrack || b.kind == tRParen || b.kind == tRBrack || b.kind == tComma) {
-		return false
-	}
-	return true
-}
+// spaced reports whether a blank goes between a and b on one output line,
+// by the rule of spacedTokens, which the parser's kept texts follow too.
+func (f *formatter) spaced(a, b token) bool { return spacedTokens(a, b) }
 
 func (f *formatter) text(t token, lastLine int32) {
 	if !f.lineOpen {

@@ -436,11 +436,47 @@ func (p *parser) i1() *Type {
 }
 
 // balancedText consumes a bracketed group starting at the current opening
-// token and returns the source text between the brackets.
+// token and returns the text between the brackets (see spanText).
 func (p *parser) balancedText() string {
-	open := p.tok
+	open := p.i
 	p.skipBalanced()
-	return p.src[int(open.off)+1 : int(p.prev.off)]
+	return p.spanText(open+1, p.i-1)
+}
+
+// spanText spells the tokens toks[lo:hi] as the text the tree keeps of an
+// unparsed group (an op's <…> parameter, a clause's arguments, a raw
+// attribute value): one space where the source has any blank or line
+// break, none inside brackets broken over lines or before a comma broken
+// onto a new line. Format lays tokens out by the same rule, so the text
+// survives reformatting.
+func (p *parser) spanText(lo, hi int) string {
+	var b strings.Builder
+	var prev *token
+	for i := lo; i < hi && i < len(p.toks); i++ {
+		t := &p.toks[i]
+		if t.kind == tNewline {
+			continue
+		}
+		if prev != nil && spacedTokens(*prev, *t) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+		prev = t
+	}
+	return b.String()
+}
+
+// spacedTokens reports whether one blank separates a and b when they are
+// written on one line: when the source had any between them, except just
+// inside brackets broken over lines and before a comma starting a line.
+func spacedTokens(a, b token) bool {
+	if int(a.off)+len(a.text) == int(b.off) {
+		return false
+	}
+	if a.line != b.line && (a.kind == tLParen || a.kind == tLBrack || b.kind == tRParen || b.kind == tRBrack || b.kind == tComma) {
+		return false
+	}
+	return true
 }
 
 // skipBalanced consumes tokens from an opening bracket to its match.

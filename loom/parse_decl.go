@@ -177,9 +177,9 @@ func (p *parser) parseFunc(op *Op) {
 			f.Priority = p.literal(t).Int
 			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "priority", Value: *p.literal(t)})
 		case w.text == "requires" && p.tok.kind == tLBrack:
-			start := int(p.tok.off)
+			start := p.i
 			p.skipBalanced()
-			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "requires", Value: Literal{Kind: LitRaw, Text: p.src[start : int(p.prev.off)+1]}})
+			op.Attrs = append(op.Attrs, &Attr{Pos: p.pos(w), Key: "requires", Value: Literal{Kind: LitRaw, Text: p.spanText(start, p.i)}})
 		case p.tok.kind == tLParen && p.adjacent():
 			var pending []*Value
 			p.parseClause(op, w, &pending)
@@ -290,9 +290,9 @@ func (p *parser) parseGlobal(op *Op) {
 		case tHash:
 			g.Init = &Literal{Kind: LitRaw, Text: p.hashText()}
 		case tLBrack, tLBrace:
-			start := int(t.off)
+			start := p.i
 			p.skipBalanced()
-			g.Init = &Literal{Kind: LitRaw, Text: p.src[start : int(p.prev.off)+len(p.prev.text)]}
+			g.Init = &Literal{Kind: LitRaw, Text: p.spanText(start, p.i)}
 		default:
 			p.unexpected("initial value")
 		}

@@ -272,7 +272,6 @@ func (p *parser) parenGroup(op *Op, pending *[]*Value, clause, uses bool) {
 // too.
 func (p *parser) parseClause(op *Op, key token, pending *[]*Value) {
 	first := p.i + 1
-	open := p.tok
 	// Loop-carried initial values, iter_args(%init: T), are uses.
 	p.parenGroup(op, pending, true, key.text == "iter_args")
 	last := p.i - 1 // the closing ')'
@@ -280,7 +279,7 @@ func (p *parser) parseClause(op *Op, key token, pending *[]*Value) {
 	if last-first == 1 {
 		a.Value = *p.literal(p.toks[first])
 	} else {
-		a.Value = Literal{Kind: LitRaw, Text: p.src[int(open.off)+1 : int(p.prev.off)]}
+		a.Value = Literal{Kind: LitRaw, Text: p.spanText(first, last)}
 	}
 	op.Attrs = append(op.Attrs, a)
 }
@@ -343,9 +342,9 @@ func (p *parser) attrValue(op *Op) Literal {
 		op.Operands = append(op.Operands, p.operand(t))
 		return Literal{Kind: LitRaw, Text: t.text}
 	case tLBrack, tLBrace, tLParen, tLAngle:
-		start := int(t.off)
+		start := p.i
 		p.skipBalanced()
-		return Literal{Kind: LitRaw, Text: p.src[start : int(p.prev.off)+len(p.prev.text)]}
+		return Literal{Kind: LitRaw, Text: p.spanText(start, p.i)}
 	}
 	p.unexpected("attribute value")
 	return Literal{}
