@@ -30,6 +30,8 @@ func (c *compiler) vectorOp(b *block, op *loom.Op, rest string) (instr, error) {
 		return c.vecExtractInsert(b, op, true)
 	case "slice":
 		return c.vecSlice(b, op)
+	case "transpose":
+		return c.vecTranspose(b, op)
 	case "select":
 		if err := arity(op, 3); err != nil {
 			return nil, err
@@ -418,6 +420,37 @@ func (c *compiler) vecSlice(b *block, op *loom.Op) (instr, error) {
 		srcs[i], comps[i] = v, int(f)
 	}
 	return gatherInstr(r, srcs, comps), nil
+}
+
+// vecTranspose gathers the source lanes in the permuted order.
+func (c *compiler) vecTranspose(b *block, op *loom.Op) (instr, error) {
+	if err := arity(op, 1); err != nil {
+		return nil, err
+	}
+	v, err := c.operand(b, op.Operands[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	if v.shape == nil {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.transpose of %s", v.typ)
+	}
+	lanes, err := loom.TransposeLanes(op, v.shape)
+	if err != nil {
+		return nil, compileErr(op.Pos, ErrInvalid, "%v", err)
+	}
+	r, err := c.newSlot(op.Pos, vecType(op), v.uni)
+	if err != nil {
+		return nil, err
+	}
+	if r.kind != v.kind || r.comps != len(lanes) {
+		return nil, compileErr(op.Pos, ErrInvalid, "vector.transpose of %s to %s", v.typ, vecType(op))
+	}
+	b.sc.vals[op.Results[0].Name] = r
+	srcs := make([]*slot, r.comps)
+	for i := range srcs {
+		srcs[i] = v
+	}
+	return gatherInstr(r, srcs, lanes), nil
 }
 
 func (c *compiler) vecReduce(b *block, op *loom.Op) (instr, error) {

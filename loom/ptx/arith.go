@@ -205,6 +205,14 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 		case 'b':
 			suffix = bType(t)
 		}
+		if (rest == "div" || rest == "rem") && y.known && y.ci > 0 {
+			// index.div/rem are defined for a non-negative dividend only
+			// (LOOM.md §6.1), so a constant divisor needs no signed
+			// fix-ups: a power of two is a shift or a mask, any other an
+			// unsigned division by an immediate.
+			e.indexDivConst(rest, out, x, y.ci)
+			return e.define(op, 0, out)
+		}
 		if rest == "shli" || rest == "shrsi" || rest == "shrui" {
 			if classOf(y.t) == cRd {
 				n := e.newReg(cR)
@@ -468,4 +476,39 @@ func (e *emitter) floatClass(op *loom.Op, rest string) error {
 		}
 	}
 	return e.define(op, 0, out)
+}
+
+// indexDivConst lowers index.div or index.rem of a non-negative x by a
+// positive constant c into out.
+func (e *emitter) indexDivConst(rest string, out, x *val, c int64) {
+	t := out.t
+	switch {
+	case x.known && x.ci >= 0:
+		q, r := x.ci/c, x.ci%c
+		v := q
+		if rest == "rem" {
+			v = r
+		}
+		*out = *e.constInt(t, v)
+		return
+	case c&(c-1) == 0 && rest == "div":
+		e.ins("shr.%s %s, %s, %d", uType(t), out.reg, x.reg, bitLen(c)-1)
+	case c&(c-1) == 0:
+		e.ins("and.%s %s, %s, %d", bType(t), out.reg, x.reg, c-1)
+	default:
+		e.ins("%s.%s %s, %s, %d", rest, uType(t), out.reg, x.reg, c)
+	}
+	if rest == "div" && c&(c-1) == 0 {
+		// A power-of-two divisor keeps what is known above it.
+		out.p2 = max(1, pow2Of(x)/c)
+	}
+}
+
+// bitLen is the number of bits needed for c > 0.
+func bitLen(c int64) int {
+	n := 0
+	for ; c > 0; c >>= 1 {
+		n++
+	}
+	return n
 }

@@ -100,14 +100,24 @@ func (e *emitter) setJoins(pos loom.Pos, j *joins, srcs []*val, parallel bool) e
 		return invalid(pos, "yields %d values; want %d", len(srcs), len(j.vals))
 	}
 	if parallel {
-		tmp := make([]*val, len(srcs))
+		// Only a source that is itself a join register (scf.yield %b, %a)
+		// can be overwritten before it is read; the others go straight in,
+		// so ptxas sees one copy per loop-carried value, which it folds.
+		dst := map[string]bool{}
+		for _, v := range j.vals {
+			joinRegs(v, dst)
+		}
+		srcs = slices.Clone(srcs)
 		for i, s := range srcs {
-			tmp[i] = e.phiFrom(s)
-			if err := e.assign(pos, tmp[i], s); err != nil {
+			if !readsAny(s, dst) {
+				continue
+			}
+			tmp := e.phiFrom(s)
+			if err := e.assign(pos, tmp, s); err != nil {
 				return err
 			}
+			srcs[i] = tmp
 		}
-		srcs = tmp
 	}
 	for i, s := range srcs {
 		if err := e.assign(pos, j.vals[i], s); err != nil {
@@ -115,6 +125,37 @@ func (e *emitter) setJoins(pos loom.Pos, j *joins, srcs []*val, parallel bool) e
 		}
 	}
 	return nil
+}
+
+// joinRegs adds the registers of v (components, dims, strides) to set.
+func joinRegs(v *val, set map[string]bool) {
+	if v.reg != "" {
+		set[v.reg] = true
+	}
+	for _, c := range v.vec {
+		joinRegs(c, set)
+	}
+	for _, d := range v.dims {
+		joinRegs(d, set)
+	}
+	for _, s := range v.strides {
+		joinRegs(s, set)
+	}
+}
+
+// readsAny reports whether assigning from v reads a register in set.
+func readsAny(v *val, set map[string]bool) bool {
+	if v.reg != "" && set[v.reg] {
+		return true
+	}
+	for _, l := range [][]*val{v.vec, v.dims, v.strides} {
+		for _, c := range l {
+			if readsAny(c, set) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // term lowers the region's ops, handing its terminator (scf.yield or
@@ -234,6 +275,9 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	if t == nil || (t.Kind != loom.TypeIndex && t.Kind != loom.TypeOffset) {
 		return invalid(op.Pos, "scf.for bounds of type %s", typeName(t))
 	}
+	if trips, ok := unrollTrips(op, lb, ub, step); ok {
+		return e.unrolledFor(op, lb, step, inits, trips)
+	}
 	iv := e.newVal(t)
 	iv.p2 = min(pow2Of(lb), pow2Of(step))
 	e.mov(iv, lb)
@@ -266,6 +310,64 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	e.ins("bra.uni %s", head)
 	e.label(end)
 	return e.bindJoins(op, j)
+}
+
+// maxUnroll bounds the trip count of a loop the unroll clause expands.
+const maxUnroll = 64
+
+// unrollTrips reports whether an scf.for is expanded in full: it carries
+// an unroll clause (bare, or a factor at least the trip count) and its
+// bounds and step are compile-time constants giving at most maxUnroll
+// trips. A smaller factor is a hint the backend leaves to ptxas.
+func unrollTrips(op *loom.Op, lb, ub, step *val) (int64, bool) {
+	var clause *loom.Attr
+	for _, a := range op.Attrs {
+		if a.Key == "unroll" {
+			clause = a
+		}
+	}
+	if clause == nil || !lb.known || !ub.known || !step.known || step.ci <= 0 {
+		return 0, false
+	}
+	trips := max(0, (ub.ci-lb.ci+step.ci-1)/step.ci)
+	if trips > maxUnroll {
+		return 0, false
+	}
+	if f := clause.Value; f.Kind == loom.LitInt && f.Int < trips {
+		return 0, false
+	}
+	return trips, true
+}
+
+// unrolledFor lowers the body once per trip with the induction variable a
+// constant and the loop-carried values passed straight from one copy to
+// the next: no branch, no copies, and constant indices the addressing
+// folds.
+func (e *emitter) unrolledFor(op *loom.Op, lb, step *val, inits []*val, trips int64) error {
+	body := op.Regions[0]
+	cur := inits
+	for i := range trips {
+		e.vals[body.Args[0]] = e.constInt(lb.t, lb.ci+i*step.ci)
+		for k, arg := range body.Args[1:] {
+			e.vals[arg] = cur[k]
+		}
+		yield := func(y *loom.Op, vals []*val) error {
+			if len(vals) != len(cur) {
+				return invalid(y.Pos, "yields %d values; want %d", len(vals), len(cur))
+			}
+			cur = vals
+			return nil
+		}
+		if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
+			return err
+		}
+	}
+	for i, v := range cur {
+		if err := e.define(op, i, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *emitter) scfWhile(op *loom.Op) error {

@@ -12,8 +12,9 @@ import (
 // by the analysis in each comment:
 //
 //	exp2f      ex2.approx.f32: ≤ 2 ulp
-//	expf       Cody–Waite reduction x = j·ln2 + f, then ex2.approx on the
-//	           small remainder and on j: ≤ 3 ulp over the finite range
+//	expf       Cody–Waite reduction x = j·ln2 + f (j clamped to the normal
+//	           exponents), ex2.approx on the remainder times 2^j built from
+//	           bits: ≤ 3 ulp over the finite range
 //	logf/log2f/log10f  lg2.approx.f32: absolute error ≤ 2^-22 near 1,
 //	           ≤ 2 ulp relative elsewhere
 //	rsqrtf     sqrt.rn then rcp.rn: ≤ 1 ulp (sqrtf and divf are exact: .rn)
@@ -89,24 +90,26 @@ func (e *emitter) mathF32(op *loom.Op, name string, a []*val) (*val, bool, error
 
 // expf computes e^x; see the accuracy table above.
 func (e *emitter) expf(x string) string {
-	t, j, f, g, p, s, jm, r, big, a, simple := e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.newReg(cPred), e.freg(), e.freg()
+	t, j, f, g, p, sc, r := e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg()
+	ji, bits := e.newReg(cR), e.newReg(cR)
 	e.ins("mul.rn.f32 %s, %s, %s", t, x, fimm(math.Log2E))
 	e.ins("cvt.rni.f32.f32 %s, %s", j, t)
+	// j is clamped to the normal exponents, so 2^j is built from bits (one
+	// ex2 instead of three); past the clamp the remainder grows and ex2 of
+	// it overflows to inf or underflows toward 0 as e^x does. A NaN x
+	// stays NaN through f.
+	e.ins("max.f32 %s, %s, %s", j, j, fimm(-126))
+	e.ins("min.f32 %s, %s, %s", j, j, fimm(127))
 	// f = x − j·ln2 in two steps (ln2 split so j·ln2_hi is exact).
 	e.ins("fma.rn.f32 %s, %s, %s, %s", f, j, "0fBF317200", x)
 	e.ins("fma.rn.f32 %s, %s, %s, %s", f, j, "0fB5BFBE8E", f)
 	e.ins("mul.rn.f32 %s, %s, %s", g, f, fimm(math.Log2E))
 	e.ins("ex2.approx.f32 %s, %s", p, g)
-	// 2^(j−1)·(2p) keeps 2^j finite at j = 128 near the top of the range.
-	e.ins("sub.rn.f32 %s, %s, %s", jm, j, fimm(1))
-	e.ins("ex2.approx.f32 %s, %s", s, jm)
-	e.ins("add.rn.f32 %s, %s, %s", p, p, p)
-	e.ins("mul.rn.f32 %s, %s, %s", r, p, s)
-	// Far outside the finite range (and for ±inf) the plain form is exact.
-	e.ins("abs.f32 %s, %s", a, x)
-	e.ins("setp.gt.f32 %s, %s, %s", big, a, fimm(104))
-	e.ins("ex2.approx.f32 %s, %s", simple, t)
-	e.ins("selp.f32 %s, %s, %s, %s", r, simple, r, big)
+	e.ins("cvt.rzi.s32.f32 %s, %s", ji, j)
+	e.ins("add.s32 %s, %s, 127", bits, ji)
+	e.ins("shl.b32 %s, %s, 23", bits, bits)
+	e.ins("mov.b32 %s, %s", sc, bits)
+	e.ins("mul.rn.f32 %s, %s, %s", r, p, sc)
 	return r
 }
 

@@ -85,6 +85,8 @@ func (e *emitter) vector(op *loom.Op, rest string) error {
 		return e.vecInsert(op)
 	case "slice":
 		return e.vecSlice(op)
+	case "transpose":
+		return e.vecTranspose(op)
 	case "select":
 		return e.vecSelect(op)
 	case "reduce":
@@ -494,6 +496,34 @@ func (e *emitter) vecSlice(op *loom.Op) error {
 			f = f*d + ix[k]
 		}
 		comps[i] = v.vec[f]
+	}
+	return e.define(op, 0, vecVal(t, shape, comps))
+}
+
+// vecTranspose permutes the component registers; no instruction moves.
+func (e *emitter) vecTranspose(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	v, err := e.vecOperand(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	t := vecResultType(op)
+	shape, n, err := vectorShape(op, t)
+	if err != nil {
+		return err
+	}
+	lanes, err := loom.TransposeLanes(op, v.shape)
+	if err != nil {
+		return invalid(op.Pos, "%v", err)
+	}
+	if len(lanes) != n || len(v.vec) != n {
+		return invalid(op.Pos, "vector.transpose of %s to %s", typeName(v.t), t)
+	}
+	comps := make([]*val, n)
+	for i, l := range lanes {
+		comps[i] = v.vec[l]
 	}
 	return e.define(op, 0, vecVal(t, shape, comps))
 }

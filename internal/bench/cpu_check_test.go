@@ -1,0 +1,85 @@
+package bench
+
+import (
+	"math"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/interp"
+)
+
+// runOnCPU runs an instance on the CPU executor with its launch config and
+// returns the output bytes.
+func runOnCPU(t *testing.T, inst *Instance) []byte {
+	t.Helper()
+	m, err := parseKernel(inst.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, block, err := Geometry(m, inst.Export, inst.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := interp.Compile([]*loom.Module{m}, inst.Export, interp.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := make([]interp.Arg, len(inst.Args))
+	outAt := -1
+	for i, a := range inst.Args {
+		switch {
+		case a.Scalar:
+			args[i] = interp.Arg{Bits: a.Bits}
+		case a.Out > 0:
+			buf := make([]byte, a.Out)
+			for j := 0; j+4 <= len(buf); j += 4 {
+				copy(buf[j:], []byte{0, 0, 0xc0, 0x7f}) // NaN: unwritten elements fail
+			}
+			args[i], outAt = interp.Arg{Buffer: buf}, i
+		default:
+			args[i] = interp.Arg{Buffer: a.Buffer}
+		}
+	}
+	l := interp.Launch{Workgroups: grid, WorkgroupSize: block}
+	if err := k.Run(l, args); err != nil {
+		t.Fatal(err)
+	}
+	return args[outAt].Buffer
+}
+
+// TestKernelsOnCPU runs every suite kernel at a small shape on the CPU
+// executor and checks it against the suite's own reference, then checks
+// that the reference rejects a corrupted output: the GPU suite relies on
+// both before it times anything.
+func TestKernelsOnCPU(t *testing.T) {
+	cases := []struct {
+		name string
+		inst *Instance
+	}{
+		{"sgemm", SGEMM(256, 128, 24, 1)},
+		{"rmsnorm", RMSNorm(3, 2048)},
+		{"softmax", Softmax(3, 2048)},
+		{"rope", RoPE(3, 16)},
+		{"q8_0", Q8_0(13, 4096)},
+		{"q4_K", Q4K(13, 4096)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := runOnCPU(t, c.inst)
+			worst, err := c.inst.Check(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("largest error %.3g of the tolerance", worst)
+			v := f32s(o)
+			v[len(v)/2] = v[len(v)/2]*1.01 + 0.01
+			if _, err := c.inst.Check(f32le(v)); err == nil {
+				t.Error("an output off by 1% passed the check")
+			}
+			v[len(v)/2] = float32(math.NaN())
+			if _, err := c.inst.Check(f32le(v)); err == nil {
+				t.Error("an unwritten (NaN) output passed the check")
+			}
+		})
+	}
+}

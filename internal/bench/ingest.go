@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Ingest reads `go test -bench` output of the side-by-side benchmarks the
+// suite does not run in process (hip's launch and graph replay against
+// native C, the runtime session's dispatch, the tensor-core matmul) and
+// turns every benchmark line into a result of group: metrics named
+// "<side>-<unit>" become sides (medians), and a metric "<ours>/<ref>"
+// (a per-round median time ratio, as internal/sidebyside reports it)
+// becomes the throughput ratio ref ÷ ours, so that above 1 means ours is
+// faster throughout the report. Lines without such a ratio are skipped.
+func Ingest(r io.Reader, group string) ([]Result, error) {
+	var out []Result
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i] // the GOMAXPROCS suffix
+			}
+		}
+		res := Result{Group: group, Name: strings.TrimPrefix(name, "Benchmark")}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: metric %q is not a number", f[0], f[i])
+			}
+			unit := f[i+1]
+			if strings.HasPrefix(unit, "min-") || strings.HasPrefix(unit, "max-") {
+				continue
+			}
+			sideName, sideUnit, isSide := strings.Cut(unit, "-")
+			ours, ref, isRatio := strings.Cut(unit, "/")
+			switch {
+			case isSide && strings.Contains(sideUnit, "/"):
+				res.Sides = append(res.Sides, Side{Name: sideName, Unit: sideUnit, Median: v})
+			case isRatio && !strings.ContainsAny(unit, "-") && ours != "ns" && ours != "B" && v > 0:
+				res.Ratios = append(res.Ratios, Ratio{Versus: ref, Median: 1 / v})
+			}
+		}
+		if len(res.Ratios) > 0 {
+			out = append(out, res)
+		}
+	}
+	return out, sc.Err()
+}

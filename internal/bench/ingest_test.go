@@ -1,0 +1,41 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestIngest(t *testing.T) {
+	text := `goos: linux
+BenchmarkVersusNative/launch-16    	  200000	      2.5 ns/op	      2010 go-ns/launch	      1950 native-ns/launch	     1.031 go/native	     0.99 min-go/native	     1.08 max-go/native
+BenchmarkLaunchEmpty-16    	  200000	      2100 ns/op
+PASS
+`
+	rs, err := Ingest(strings.NewReader(text), "launch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 {
+		t.Fatalf("%d results, want 1 (lines without a ratio are skipped): %+v", len(rs), rs)
+	}
+	r := rs[0]
+	if r.Name != "VersusNative/launch" || len(r.Sides) != 2 || r.Sides[0].Name != "go" || r.Sides[1].Median != 1950 {
+		t.Errorf("sides of %+v", r)
+	}
+	if len(r.Ratios) != 1 || r.Ratios[0].Versus != "native" || math.Abs(r.Ratios[0].Median-1/1.031) > 1e-12 {
+		t.Errorf("ratios %+v, want native at 1/1.031", r.Ratios)
+	}
+	if _, err := Ingest(strings.NewReader("BenchmarkX-2 10 abc go/native\n"), "x"); err == nil {
+		t.Error("a malformed metric was accepted")
+	}
+}
+
+func TestNearestRank(t *testing.T) {
+	v := []float64{5, 1, 4, 2, 3}
+	for _, c := range []struct{ p, want float64 }{{50, 3}, {95, 5}, {5, 1}, {100, 5}, {0, 1}} {
+		if got := NearestRank(v, c.p); got != c.want {
+			t.Errorf("p%v = %v, want %v", c.p, got, c.want)
+		}
+	}
+}

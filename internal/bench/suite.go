@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/loomgen/loomgen/hip"
+)
+
+// The targets, as throughput ratios ours ÷ reference.
+var (
+	computeTargets = map[string]float64{"nvcc": 0.9, "cublas": 0.6}
+	memoryTargets  = map[string]float64{"copy": 0.8}
+)
+
+// Method is the timing method, stated in every report.
+const Method = "Each comparison first checks every side's output against a float64 reference, " +
+	"then runs untimed warm-up rounds, then R timed rounds in which every side runs once " +
+	"(GPU: a batch of launches between two events; CPU: one run), the order rotating every round; " +
+	"per-round costs are summarised by the nearest-rank median and 95th percentile, and each " +
+	"ratio is the nearest-rank median of the per-round throughput ratios ours ÷ reference " +
+	"(above 1: ours faster), with its 5th percentile as the slow tail."
+
+// Machine describes the host.
+func Machine() map[string]string {
+	m := map[string]string{
+		"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": fmt.Sprint(runtime.NumCPU()),
+		"go": runtime.Version(),
+	}
+	if h, err := os.Hostname(); err == nil {
+		m["host"] = h
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				if _, v, ok := strings.Cut(name, ":"); ok {
+					m["cpu"] = strings.TrimSpace(v)
+				}
+				break
+			}
+		}
+	}
+	return m
+}
+
+// RunGPU runs the GPU suite into rep. It returns an error wrapping
+// hip.ErrNoLibrary or hip.ErrNoDevice when there is no GPU.
+func RunGPU(opt GPUOptions, rep *Report) error {
+	g, err := OpenGPU(opt, rep.Machine)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	cp, gbs, err := g.CopyBandwidth()
+	if err != nil {
+		return fmt.Errorf("copy bandwidth: %w", err)
+	}
+	rep.Results = append(rep.Results, cp)
+	g.logf("copy: %.1f GB/s", gbs)
+	type job struct {
+		group   string
+		inst    func() *Instance
+		targets map[string]float64
+	}
+	jobs := []job{
+		{"gpu-compute", func() *Instance { return SGEMM(4096, 4096, 4096, 4099) }, computeTargets},
+		{"gpu-memory", func() *Instance { return RMSNorm(8192, 4096) }, memoryTargets},
+		{"gpu-memory", func() *Instance { return Softmax(8192, 4096) }, memoryTargets},
+		{"gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
+		{"gpu-memory", func() *Instance { return Q8_0(4096, 4096) }, memoryTargets},
+		{"gpu-memory", func() *Instance { return Q8_0(4096, 14336) }, memoryTargets},
+		{"gpu-memory", func() *Instance { return Q4K(4096, 4096) }, memoryTargets},
+		{"gpu-memory", func() *Instance { return Q4K(4096, 14336) }, memoryTargets},
+	}
+	var errs []error
+	for _, j := range jobs {
+		inst := j.inst()
+		r, err := g.Kernel(j.group, inst, gbs, j.targets)
+		if err != nil {
+			// One kernel's failure is reported and the rest still run.
+			errs = append(errs, fmt.Errorf("%s %s: %w", inst.Export, inst.Shape, err))
+			g.logf("%s %s: %v", inst.Export, inst.Shape, err)
+			continue
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return errors.Join(errs...)
+}
+
+// NoGPU reports whether err means there is no NVIDIA GPU to measure.
+func NoGPU(err error) bool {
+	return errors.Is(err, hip.ErrNoLibrary) || errors.Is(err, hip.ErrNoDevice)
+}
