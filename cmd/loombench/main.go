@@ -26,6 +26,7 @@
 //	               (repeatable)
 //	-plot FILE     draw the PNG plots of a JSON report instead of running
 //	-plotdir DIR   where -plot writes (default .)
+//	-table FILE    print a JSON report's results as Markdown tables
 package main
 
 import (
@@ -57,10 +58,20 @@ func main() {
 	dump := flag.String("dump", "", "folder for our PTX and nvcc's")
 	plot := flag.String("plot", "", "draw the plots of this JSON report")
 	plotDir := flag.String("plotdir", ".", "where -plot writes PNG files")
+	table := flag.String("table", "", "print this JSON report as Markdown tables")
 	var ingest ingestFlags
 	flag.Var(&ingest, "ingest", "group=file of go test -bench output to add (repeatable)")
 	flag.Parse()
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	if *table != "" {
+		rep, err := bench.ReadJSON(*table)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loombench:", err)
+			os.Exit(1)
+		}
+		bench.Markdown(os.Stdout, rep)
+		return
+	}
 	if *plot != "" {
 		rep, err := bench.ReadJSON(*plot)
 		if err == nil {

@@ -11,7 +11,8 @@
 # It builds hip/testdata/native_loop.c with nvcc (as hip/testdata/benchcmp.sh
 # does), runs hip's and the runtime's in-process comparisons with native C,
 # then loombench, which builds its own CUDA sources, runs the GPU and CPU
-# suites and adds those comparisons to OUT/loombench.json. Any other
+# suites and adds those comparisons to OUT/loombench.json. LOOMBENCH_LAUNCHES
+# sets the launches per timed chunk of the native comparisons (50000). Any other
 # *.test binary in DIR whose benchmarks match $LOOMBENCH_EXTRA (a -test.bench
 # pattern) is run too and its ratios added under group "extra".
 set -eu
@@ -22,10 +23,10 @@ native=$out/libnative_loop.so
 nvcc -O2 -shared -Xcompiler -fPIC -o "$native" "$dir/hip/testdata/native_loop.c" -lcuda
 export LOOM_NATIVE_LOOP="$native"
 ingest=""
-(cd "$dir/hip" && "$dir/hip.test" -test.run '^$' -test.bench '^BenchmarkVersusNative$' -test.benchtime=200000x) >"$out/hip.txt" 2>&1 || true
+(cd "$dir/hip" && "$dir/hip.test" -test.run '^$' -test.bench '^BenchmarkVersusNative$' -test.benchtime="${LOOMBENCH_LAUNCHES:-50000}x" -hip.rounds 21) >"$out/hip.txt" 2>&1 || true
 ingest="$ingest -ingest launch=$out/hip.txt"
 if [ -x "$dir/runtime.test" ]; then
-	(cd "$dir" && "$dir/runtime.test" -test.run '^$' -test.bench '^Benchmark(Session|Layers)VersusNative$' -test.benchtime=100000x) >"$out/runtime.txt" 2>&1 || true
+	(cd "$dir" && "$dir/runtime.test" -test.run '^$' -test.bench '^Benchmark(Session|Layers)VersusNative$' -test.benchtime="${LOOMBENCH_LAUNCHES:-50000}x") >"$out/runtime.txt" 2>&1 || true
 	ingest="$ingest -ingest launch=$out/runtime.txt"
 fi
 if [ -n "${LOOMBENCH_EXTRA:-}" ]; then

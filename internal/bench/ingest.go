@@ -15,7 +15,8 @@ import (
 // "<side>-<unit>" become sides (medians), and a metric "<ours>/<ref>"
 // (a per-round median time ratio, as internal/sidebyside reports it)
 // becomes the throughput ratio ref ÷ ours, so that above 1 means ours is
-// faster throughout the report. Lines without such a ratio are skipped.
+// faster throughout the report; "ratio-of-<ref>" is taken as that ratio
+// already. Lines without a ratio are skipped.
 func Ingest(r io.Reader, group string) ([]Result, error) {
 	var out []Result
 	sc := bufio.NewScanner(r)
@@ -39,6 +40,11 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 			}
 			unit := f[i+1]
 			if strings.HasPrefix(unit, "min-") || strings.HasPrefix(unit, "max-") {
+				continue
+			}
+			if ref, ok := strings.CutPrefix(unit, "ratio-of-"); ok {
+				// Already a throughput ratio ours ÷ ref.
+				res.Ratios = append(res.Ratios, Ratio{Versus: ref, Median: v})
 				continue
 			}
 			sideName, sideUnit, isSide := strings.Cut(unit, "-")

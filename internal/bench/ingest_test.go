@@ -10,14 +10,18 @@ func TestIngest(t *testing.T) {
 	text := `goos: linux
 BenchmarkVersusNative/launch-16    	  200000	      2.5 ns/op	      2010 go-ns/launch	      1950 native-ns/launch	     1.031 go/native	     0.99 min-go/native	     1.08 max-go/native
 BenchmarkLaunchEmpty-16    	  200000	      2100 ns/op
+BenchmarkTensorCoreVersusCublas/f16-16  20  5000 ns/op  400.0 ours-TFLOP/s  600.0 cublas-TFLOP/s  0.6667 ratio-of-cublas
 PASS
 `
 	rs, err := Ingest(strings.NewReader(text), "launch")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 1 {
-		t.Fatalf("%d results, want 1 (lines without a ratio are skipped): %+v", len(rs), rs)
+	if len(rs) != 2 {
+		t.Fatalf("%d results, want 2 (lines without a ratio are skipped): %+v", len(rs), rs)
+	}
+	if tc := rs[1]; len(tc.Ratios) != 1 || tc.Ratios[0].Versus != "cublas" || tc.Ratios[0].Median != 0.6667 || len(tc.Sides) != 2 || tc.Sides[0].Unit != "TFLOP/s" {
+		t.Errorf("tensor-core line read as %+v", tc)
 	}
 	r := rs[0]
 	if r.Name != "VersusNative/launch" || len(r.Sides) != 2 || r.Sides[0].Name != "go" || r.Sides[1].Median != 1950 {

@@ -206,10 +206,9 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 			suffix = bType(t)
 		}
 		if (rest == "div" || rest == "rem") && y.known && y.ci > 0 {
-			// index.div/rem are defined for a non-negative dividend only
-			// (LOOM.md §6.1), so a constant divisor needs no signed
-			// fix-ups: a power of two is a shift or a mask, any other an
-			// unsigned division by an immediate.
+			// A constant divisor goes in as an immediate, which ptxas
+			// strength-reduces (through a register it emits a full
+			// division); two constants fold.
 			e.indexDivConst(rest, out, x, y.ci)
 			return e.define(op, 0, out)
 		}
@@ -226,6 +225,7 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 			out.known, out.ci = true, foldInt(rest, x.ci, y.ci)
 		}
 		setP2(rest, out, a)
+		setMag(rest, out, x, y)
 		return e.define(op, 0, out)
 	case len(a) == 3 && (rest == "madd" || rest == "fmai"):
 		e.ins("mad.lo.%s %s, %s, %s, %s", sType(t), out.reg, a[0].reg, a[1].reg, a[2].reg)
@@ -478,29 +478,41 @@ func (e *emitter) floatClass(op *loom.Op, rest string) error {
 	return e.define(op, 0, out)
 }
 
-// indexDivConst lowers index.div or index.rem of a non-negative x by a
-// positive constant c into out.
+// indexDivConst lowers index.div or index.rem of x by a positive
+// constant c into out, with the signed semantics of the general case.
 func (e *emitter) indexDivConst(rest string, out, x *val, c int64) {
-	t := out.t
-	switch {
-	case x.known && x.ci >= 0:
-		q, r := x.ci/c, x.ci%c
-		v := q
+	if x.known {
+		v := x.ci / c
 		if rest == "rem" {
-			v = r
+			v = x.ci % c
 		}
-		*out = *e.constInt(t, v)
+		*out = *e.constInt(out.t, v)
 		return
-	case c&(c-1) == 0 && rest == "div":
-		e.ins("shr.%s %s, %s, %d", uType(t), out.reg, x.reg, bitLen(c)-1)
-	case c&(c-1) == 0:
-		e.ins("and.%s %s, %s, %d", bType(t), out.reg, x.reg, c-1)
-	default:
-		e.ins("%s.%s %s, %s, %d", rest, uType(t), out.reg, x.reg, c)
 	}
-	if rest == "div" && c&(c-1) == 0 {
-		// A power-of-two divisor keeps what is known above it.
-		out.p2 = max(1, pow2Of(x)/c)
+	e.ins("%s.%s %s, %s, %d", rest, sType(out.t), out.reg, x.reg, c)
+	e.sext(out)
+}
+
+// setMag records the magnitude bound of a 32-bit integer shift or mask by
+// a constant.
+func setMag(rest string, out, x, y *val) {
+	t := out.t
+	if t == nil || t.Kind != loom.TypeInt || t.Bits != 32 {
+		return
+	}
+	if rest == "andi" && x.known && !y.known {
+		x, y = y, x
+	}
+	if !y.known {
+		return
+	}
+	switch k := y.ci; {
+	case rest == "shrsi" && k > 0 && k < 32:
+		out.mag = 31 - int(k)
+	case rest == "shrui" && k > 0 && k < 32:
+		out.mag, out.nonneg = 32-int(k), true
+	case rest == "andi" && k >= 0:
+		out.mag, out.nonneg = max(bitLen(k), 1), true
 	}
 }
 

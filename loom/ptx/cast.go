@@ -112,7 +112,14 @@ func (e *emitter) scalarCast(op *loom.Op, rest string) error {
 		if isFloat(from) || isFloat(to) {
 			return invalid(op.Pos, "%s between %s and %s", op.Name, from, to)
 		}
-		return e.define(op, 0, e.intToInt(x, to, rest != "extui"))
+		out := e.intToInt(x, to, rest != "extui")
+		if b := intBits(from); rest != "trunci" && b < 32 && to.Kind == loom.TypeInt && to.Bits == 32 {
+			out.mag, out.nonneg = b-1, rest == "extui"
+			if out.nonneg {
+				out.mag = b
+			}
+		}
+		return e.define(op, 0, out)
 	case "sitofp", "uitofp":
 		if isFloat(from) || !isFloat(to) {
 			return invalid(op.Pos, "%s from %s to %s", op.Name, from, to)
@@ -136,6 +143,19 @@ func (e *emitter) scalarCast(op *loom.Op, rest string) error {
 			ct = f32Type
 		}
 		out := e.newVal(ct)
+		if ct.Name == "f32" && it[1:] == "32" && x.mag > 0 && x.mag <= 22 && (signed || x.nonneg) {
+			// |x| < 2^22: added to the bits of 1.5·2^23 it lands in the
+			// mantissa, so the float is 1.5·2^23 + x exactly, and one
+			// subtraction leaves x. An integer add and a float add issue
+			// at full rate; cvt (I2F) at a quarter, which bounds
+			// dequantizing kernels.
+			t := e.newReg(cR)
+			e.ins("add.s32 %s, %s, 0x4B400000", t, src.reg)
+			f := e.newReg(cF)
+			e.ins("mov.b32 %s, %s", f, t)
+			e.ins("sub.rn.f32 %s, %s, 0f4B400000", out.reg, f)
+			return e.define(op, 0, e.fromF32(out, to))
+		}
 		e.ins("cvt.rn.%s.%s %s, %s", ct.Name, it, out.reg, src.reg)
 		return e.define(op, 0, e.fromF32(out, to))
 	case "fptosi", "fptoui":

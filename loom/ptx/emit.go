@@ -30,6 +30,11 @@ type val struct {
 	// p2 is a power of two known to divide an integer value (0 or 1:
 	// nothing known); vector memory ops use it to prove alignment.
 	p2 int64
+	// mag bounds a 32-bit integer: its value lies in [-2^mag, 2^mag) (in
+	// [0, 2^mag) when nonneg), for mag > 0; shifts, masks and extensions
+	// set it, int-to-float conversions use it.
+	mag    int
+	nonneg bool
 	// align is a power of two the address of a buffer or view is known to
 	// be a multiple of, given alignPred (when set) holds at run time.
 	align     int64
@@ -288,7 +293,7 @@ func (e *emitter) module(entry string, params []string) string {
 		b.WriteString("\t" + s + ";\n")
 	}
 	b.WriteString("\n")
-	b.WriteString(e.body.String())
+	b.WriteString(coalesce(e.body.String()))
 	b.WriteString("}\n")
 	return b.String()
 }
