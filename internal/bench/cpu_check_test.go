@@ -58,7 +58,7 @@ func TestKernelsOnCPU(t *testing.T) {
 	}{
 		{"sgemm", SGEMM(256, 128, 24, 1)},
 		{"rmsnorm", RMSNorm(3, 2048)},
-		{"softmax", Softmax(3, 2048)},
+		{"softmax", Softmax(3, 4096)},
 		{"rope", RoPE(3, 16)},
 		{"q8_0", Q8_0(13, 4096)},
 		{"q4_K", Q4K(13, 4096)},

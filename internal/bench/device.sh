@@ -1,40 +1,46 @@
 #!/bin/sh
 # device.sh runs the whole loombench suite on a GPU machine without Go,
-# from binaries built elsewhere:
+# from binaries built elsewhere. Lay out DIR (from the repository root):
 #
 #   CGO_ENABLED=0 go build -o DIR/loombench ./cmd/loombench
 #   CGO_ENABLED=0 go test -c -o DIR/hip.test ./hip
-#   CGO_ENABLED=0 go test -c -o DIR/runtime.test ./runtime     # optional
-#   cp -r hip/testdata DIR/hip/ && cp internal/bench/device.sh DIR/
-#   (on the GPU machine) sh DIR/device.sh DIR OUT
+#   CGO_ENABLED=0 go test -c -o DIR/runtime.test ./runtime
+#   CGO_ENABLED=0 go test -c -o DIR/ptx.test ./loom/ptx
+#   mkdir -p DIR/hip DIR/loom/ptx DIR/examples/gen
+#   cp -r hip/testdata DIR/hip/ && cp -r loom/testdata DIR/loom/
+#   cp -r loom/ptx/testdata DIR/loom/ptx/ && cp -r examples/gen/kernels DIR/examples/gen/
+#   cp internal/bench/device.sh DIR/
 #
-# It builds hip/testdata/native_loop.c with nvcc (as hip/testdata/benchcmp.sh
-# does), runs hip's and the runtime's in-process comparisons with native C,
-# then loombench, which builds its own CUDA sources, runs the GPU and CPU
-# suites and adds those comparisons to OUT/loombench.json. LOOMBENCH_LAUNCHES
-# sets the launches per timed chunk of the native comparisons (50000). Any other
-# *.test binary in DIR whose benchmarks match $LOOMBENCH_EXTRA (a -test.bench
-# pattern) is run too and its ratios added under group "extra".
+# then on the GPU machine: sh DIR/device.sh DIR OUT [loombench flags].
+# It builds hip/testdata/native_loop.c (as hip/testdata/benchcmp.sh does)
+# and loom/ptx/testdata/cublas/gemm_shim.c with nvcc, runs the in-process
+# comparisons that live in test binaries (hip's launch and graph replay and
+# the runtime session's dispatch against native C, the tensor-core matmul
+# against cuBLAS; each binary that is missing is skipped), then loombench,
+# which builds its own CUDA sources, runs the GPU and CPU suites and adds
+# those comparisons to OUT/loombench.json. LOOMBENCH_LAUNCHES sets the
+# launches per timed chunk of the native comparisons (default 50000).
 set -eu
 dir=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 shift 2
-native=$out/libnative_loop.so
-nvcc -O2 -shared -Xcompiler -fPIC -o "$native" "$dir/hip/testdata/native_loop.c" -lcuda
-export LOOM_NATIVE_LOOP="$native"
+launches=${LOOMBENCH_LAUNCHES:-50000}
+nvcc -O2 -shared -Xcompiler -fPIC -o "$out/libnative_loop.so" "$dir/hip/testdata/native_loop.c" -lcuda
+export LOOM_NATIVE_LOOP="$out/libnative_loop.so"
 ingest=""
-(cd "$dir/hip" && "$dir/hip.test" -test.run '^$' -test.bench '^BenchmarkVersusNative$' -test.benchtime="${LOOMBENCH_LAUNCHES:-50000}x" -hip.rounds 21) >"$out/hip.txt" 2>&1 || true
-ingest="$ingest -ingest launch=$out/hip.txt"
+if [ -x "$dir/hip.test" ]; then
+	(cd "$dir/hip" && "$dir/hip.test" -test.run '^$' -test.bench '^BenchmarkVersusNative$' -test.benchtime="${launches}x" -hip.rounds 21) >"$out/hip.txt" 2>&1 || true
+	ingest="$ingest -ingest launch=$out/hip.txt"
+fi
 if [ -x "$dir/runtime.test" ]; then
-	(cd "$dir" && "$dir/runtime.test" -test.run '^$' -test.bench '^Benchmark(Session|Layers)VersusNative$' -test.benchtime="${LOOMBENCH_LAUNCHES:-50000}x") >"$out/runtime.txt" 2>&1 || true
+	(cd "$dir" && "$dir/runtime.test" -test.run '^$' -test.bench '^Benchmark(Session|Layers)VersusNative$' -test.benchtime="${launches}x") >"$out/runtime.txt" 2>&1 || true
 	ingest="$ingest -ingest launch=$out/runtime.txt"
 fi
-if [ -n "${LOOMBENCH_EXTRA:-}" ]; then
-	for t in "$dir"/*.test; do
-		case $t in */hip.test | */runtime.test) continue ;; esac
-		(cd "$dir" && "$t" -test.run '^$' -test.bench "$LOOMBENCH_EXTRA" -test.benchtime=20x) >>"$out/extra.txt" 2>&1 || true
-	done
-	ingest="$ingest -ingest extra=$out/extra.txt"
+if [ -x "$dir/ptx.test" ] && [ -f "$dir/loom/ptx/testdata/cublas/gemm_shim.c" ]; then
+	cudalib=$(dirname "$(command -v nvcc)")/../lib64
+	nvcc -O2 -shared -Xcompiler -fPIC -o "$out/libloom_gemm_shim.so" "$dir/loom/ptx/testdata/cublas/gemm_shim.c" -lcublas -Xlinker -rpath -Xlinker "$cudalib"
+	(cd "$dir/loom/ptx" && LOOM_CUBLAS_SHIM="$out/libloom_gemm_shim.so" "$dir/ptx.test" -test.run '^$' -test.bench '^BenchmarkTensorCoreVersusCublas$' -test.benchtime=20x) >"$out/tensorcore.txt" 2>&1 || true
+	ingest="$ingest -ingest gpu-tensorcore=$out/tensorcore.txt"
 fi
 # shellcheck disable=SC2086
-"$dir/loombench" -o "$out/loombench.json" -dump "$out" $ingest "$@" 2>&1 | tee "$out/loombench.log"
+"$dir/loombench" -o "$out/loombench.json" $ingest "$@" 2>&1 | tee "$out/loombench.log"

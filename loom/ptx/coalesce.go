@@ -37,9 +37,9 @@ var (
 )
 
 // insnDefs splits an instruction line into the registers it writes and
-// those it reads. Stores, branches, barriers and reductions write none;
-// every other instruction writes its first operand (a register, a {…}
-// list or a %a|%p pair).
+// those it reads. Stores, branches, barriers, reductions and instructions
+// whose first operand is memory write none; every other instruction writes
+// its first operand (a register, a {…} list or a %a|%p pair).
 func insnDefs(line string) (defs, uses []string) {
 	s := strings.TrimSpace(line)
 	s = strings.TrimSuffix(s, ";")
@@ -47,10 +47,12 @@ func insnDefs(line string) (defs, uses []string) {
 		_, s, _ = strings.Cut(s, " ")
 	}
 	opcode, ops, _ := strings.Cut(s, " ")
-	writes := !(strings.HasPrefix(opcode, "st.") || strings.HasPrefix(opcode, "st") && opcode == "st" ||
+	writes := !(strings.HasPrefix(opcode, "st.") || opcode == "st" ||
 		strings.HasPrefix(opcode, "bra") || strings.HasPrefix(opcode, "bar") || strings.HasPrefix(opcode, "red.") ||
 		strings.HasPrefix(opcode, "ret") || strings.HasPrefix(opcode, "membar") || strings.HasPrefix(opcode, "fence"))
-	if !writes {
+	if !writes || strings.HasPrefix(ops, "[") {
+		// Stores and the like, and any instruction whose first operand is
+		// memory (cp.async, prefetch): everything is read.
 		return nil, regRE.FindAllString(ops, -1)
 	}
 	first, rest := ops, ""

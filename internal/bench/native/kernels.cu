@@ -133,31 +133,39 @@ extern "C" __global__ void rmsnorm_f32(int rows, int cols, float eps, const floa
     }
 }
 
-// softmax_f32: grid (rows), block (256); cols a multiple of 1024. Running
-// maximum and rescaled sum in one sweep, normalisation in a second.
+// softmax_f32: grid (rows), block (256); cols a multiple of 2048. Eight
+// columns per thread at a time: running maximum and rescaled sum in one
+// sweep, normalisation in a second.
 extern "C" __global__ void softmax_f32(int rows, int cols, const float *x, float *y)
 {
     __shared__ float scratch[32];
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
     float mx = -3.4028234663852886e38f, sum = 0.0f;
-    for (int c = threadIdx.x * 4; c < cols; c += 1024) {
-        float4 v = *(const float4 *)(xr + c);
-        float vm = fmaxf(fmaxf(fmaxf(fmaxf(mx, v.x), v.y), v.z), v.w);
+    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
+        float4 a = *(const float4 *)(xr + c);
+        float4 b = *(const float4 *)(xr + c + 4);
+        float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+        float vm = mx;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            vm = fmaxf(vm, v[i]);
         sum *= expf(mx - vm);
-        sum += expf(v.x - vm);
-        sum += expf(v.y - vm);
-        sum += expf(v.z - vm);
-        sum += expf(v.w - vm);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            sum += expf(v[i] - vm);
         mx = vm;
     }
     float rowmax = block_max(mx, scratch);
     float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
     float inv = 1.0f / rowsum;
-    for (int c = threadIdx.x * 4; c < cols; c += 1024) {
-        float4 v = *(const float4 *)(xr + c);
-        *(float4 *)(yr + c) = make_float4(expf(v.x - rowmax) * inv, expf(v.y - rowmax) * inv,
-                                          expf(v.z - rowmax) * inv, expf(v.w - rowmax) * inv);
+    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
+        float4 a = *(const float4 *)(xr + c);
+        float4 b = *(const float4 *)(xr + c + 4);
+        *(float4 *)(yr + c) = make_float4(expf(a.x - rowmax) * inv, expf(a.y - rowmax) * inv,
+                                          expf(a.z - rowmax) * inv, expf(a.w - rowmax) * inv);
+        *(float4 *)(yr + c + 4) = make_float4(expf(b.x - rowmax) * inv, expf(b.y - rowmax) * inv,
+                                              expf(b.z - rowmax) * inv, expf(b.w - rowmax) * inv);
     }
 }
 
