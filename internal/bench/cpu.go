@@ -94,10 +94,12 @@ func cpuCases(n int) []cpuCase {
 			args: func(int) []interp.Arg {
 				return []interp.Arg{{Bits: uint64(n)}, {Bits: uint64(math.Float32bits(1.5))}, {Buffer: xb}, {Buffer: f32le(y0)}}
 			},
+			// The plain Go expression, as a Go programmer writes it; the
+			// check compares the kernel's fused result with math.FMA.
 			goLoop: func(p int) {
 				parallel(n, p, func(lo, hi int) {
 					for i := lo; i < hi; i++ {
-						goY[i] = float32(math.FMA(1.5, float64(x[i]), float64(y0[i])))
+						goY[i] = 1.5*x[i] + y0[i]
 					}
 				})
 			},
