@@ -3,7 +3,7 @@ package checkrun
 import (
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 
 	"github.com/loomgen/loomgen/loom"
@@ -604,7 +604,7 @@ func (e *eval) arg(op *loom.Op, p *loom.Value, v any, roots *[]*tensor) (loomrt.
 			}
 			e.regions[x.root] = reg
 			*roots = append(*roots, x.root)
-		} else if !containsTensor(*roots, x.root) {
+		} else if !slices.Contains(*roots, x.root) {
 			*roots = append(*roots, x.root)
 		}
 		sub, err := reg.Slice(x.off, len(x.data))
@@ -619,15 +619,6 @@ func (e *eval) arg(op *loom.Op, p *loom.Value, v any, roots *[]*tensor) (loomrt.
 		return scalarArg(convertConst(x, p.Type))
 	}
 	return loomrt.Arg{}, errorf("%s: func.call @%s: unsupported argument for %%%s", op.Pos, op.Symbol, p.Name)
-}
-
-func containsTensor(ts []*tensor, t *tensor) bool {
-	for _, x := range ts {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 // convertConst gives c the type t, converting between integers and floats.
@@ -677,6 +668,3 @@ func scalarArg(c loom.Const) (loomrt.Arg, error) {
 	}
 	return loomrt.Arg{}, skipf("scalar arguments of type %s are not supported by loomgen's check runner", t)
 }
-
-// sameFloat reports equality with -0 == 0 and NaN != NaN.
-func sameFloat(a, b float64) bool { return a == b || (math.IsInf(a, 0) && a == b) }
