@@ -191,7 +191,11 @@ func replaceRegion(op *Op, old, new *Region) *Op {
 func (l *lowering) region(r *Region) *Region {
 	var ops []*Op
 	changed := false
-	for i, op := range r.Ops {
+	src := r.Ops
+	for d := l.dynamicLanes(src); d != nil; d = l.dynamicLanes(src) {
+		src, changed = d, true
+	}
+	for i, op := range src {
 		nop := op
 		if len(op.Regions) > 0 {
 			var regs []*Region
@@ -233,7 +237,7 @@ func (l *lowering) region(r *Region) *Region {
 		}
 		if !changed {
 			changed = true
-			ops = append([]*Op(nil), r.Ops[:i]...)
+			ops = append([]*Op(nil), src[:i]...)
 		}
 		if rewritten {
 			ops = append(ops, repl...)

@@ -20,7 +20,9 @@ func opsWords(n int) []int32 {
 		s ^= s << 5
 		out[i] = int32(s)
 	}
-	out[0], out[1], out[2] = 0, -1, math.MinInt32
+	if n >= 3 {
+		out[0], out[1], out[2] = 0, -1, math.MinInt32
+	}
 	return out
 }
 
@@ -387,6 +389,49 @@ func TestOpsF8(t *testing.T) {
 			g := float64(got[2*i+j])
 			if !(g == w || math.IsNaN(g) && math.IsNaN(w)) {
 				t.Fatalf("element %d (y = %g) format %d: got %g, want %g", i, y, j, g, w)
+			}
+		}
+	}
+}
+
+// TestOpsDynamicLanes runs loom/testdata/ops_dynamic.loom for several lane
+// counts (0 included): the loops the shared pass makes reduce in lane
+// order, bit-exact against sequential Go.
+func TestOpsDynamicLanes(t *testing.T) {
+	const rows = 70
+	for _, k := range []int{0, 1, 5, 16} {
+		a, b := ramp(rows*k, 1, 2), ramp(rows*k, 2, 2)
+		r := compileRun(t, corpus(t, "ops_dynamic.loom"), "dyn_rows_f32", Options{})
+		out, w := make([]byte, 8*rows), make([]byte, 4*rows*k)
+		r.run(wl(rows), idx(rows), idx(int64(k)), buf(f32bytes(a)), buf(f32bytes(b)), buf(out), buf(w))
+		got, gw := bytesF32(out), bytesF32(w)
+		for i := 0; i < rows; i++ {
+			var s, d float32
+			for j := 0; j < k; j++ {
+				x, y := a[i*k+j], b[i*k+j]
+				s += x * y
+				d = float32(math.FMA(float64(x), float64(y), float64(d)))
+				if gw[i*k+j] != 2*x {
+					t.Fatalf("k=%d row %d lane %d: scaled %g, want %g", k, i, j, gw[i*k+j], 2*x)
+				}
+			}
+			if got[2*i] != s || got[2*i+1] != d {
+				t.Fatalf("k=%d row %d: got %g, %g, want %g, %g", k, i, got[2*i], got[2*i+1], s, d)
+			}
+		}
+		words := opsWords(rows * k)
+		r = compileRun(t, corpus(t, "ops_dynamic.loom"), "dyn_dot8i4", Options{})
+		o := make([]byte, 4*rows*k)
+		r.run(wl(rows), idx(rows), idx(int64(k)), buf(i32bytes(words)), buf(o))
+		gi := bytesI32(o)
+		for j, x := range words {
+			y := x * -1640531535
+			s := x
+			for q := 0; q < 8; q++ {
+				s += int32(field(uint64(uint32(x)), 4*q, 4, true)) * int32(field(uint64(uint32(y)), 4*q, 4, false))
+			}
+			if gi[j] != s {
+				t.Fatalf("k=%d word %d: got %#x, want %#x", k, j, uint32(gi[j]), uint32(s))
 			}
 		}
 	}
