@@ -106,8 +106,8 @@ func TestRun(t *testing.T) {
 	if r.Excluded["verify case expects an error"] != 1 || r.Excluded["expects a SYMBOL error"] != 1 {
 		t.Errorf("excluded %v", r.Excluded)
 	}
-	if r.Formatted != 4 {
-		t.Errorf("formatted %d; want the 4 parsed inputs", r.Formatted)
+	if r.Formatted != 4 || r.Bound != 4 {
+		t.Errorf("formatted %d, bindings %d; want the 4 parsed inputs, the 4 analysed", r.Formatted, r.Bound)
 	}
 	if r.Kernels != 1 || r.CPU != 1 || r.PTX != 1 {
 		t.Errorf("kernels %d cpu %d ptx %d; want 1 1 1", r.Kernels, r.CPU, r.PTX)
@@ -128,7 +128,7 @@ func TestRun(t *testing.T) {
 	if rc := run([]string{"testdata/tree"}, &out, &errb); rc != 0 {
 		t.Fatalf("rc %d", rc)
 	}
-	for _, want := range []string{"valid 5", "parse    4/5 = 80.00%", "format   4/4 = 100.00% of parsed (round trip)", "cpu      1/1 = 100.00% kernels", "parse failures (1 groups):"} {
+	for _, want := range []string{"valid 5", "parse    4/5 = 80.00%", "format   4/4 = 100.00% of parsed (round trip)", "bindings 4/4 = 100.00% of analysed (go generate)", "cpu      1/1 = 100.00% kernels", "parse failures (1 groups):"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text output lacks %q:\n%s", want, out.String())
 		}

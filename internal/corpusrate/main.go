@@ -1,41 +1,48 @@
 // Command corpusrate measures how much of a corpus of real Loom the front
-// end and the backends accept. It is how issues 12 and 13 are tracked
-// against Loom's own test files.
+// end, the generator and the backends accept. It is how issues 12 and 13
+// are tracked against Loom's own test files.
 //
 // Usage:
 //
-//	go run ./internal/corpusrate [-json] [-examples n] [-list step] [-packages] [-expected] [-invalid suffixes] DIR...
+//	go run ./internal/corpusrate [flags] DIR...
 //
 // It finds the .loom and .loom-test files under the directories (files
 // named directly are taken as well). A .loom file is one input, parsed as a
 // package of its own; with -packages, the .loom files of one directory are
-// one input, parsed as one package (as a model's kernels folder is). A .loom-test file is split into its test cases
-// (SplitTest says how); each case's input section is one input, and
-// expected-output sections are measured only with -expected. Inputs the test expects Loom
-// to reject (verify cases with ERROR annotations, parser/verifier error
-// domains elsewhere) and empty inputs are excluded and counted apart.
+// one input, parsed as one package (as a model's kernels folder is). A
+// .loom-test file is split into its test cases (SplitTest says how); each
+// case's input section is one input, and expected-output sections are
+// measured only with -expected. Inputs the test expects Loom to reject
+// (verify cases with ERROR annotations, parser/verifier error domains
+// elsewhere) and empty inputs are excluded and counted apart.
 //
-// For each counted input it reports whether it parses (loom.ParsePackage),
-// whether loom.Format's output of a parsed single-file input parses to the
-// same tree (positions aside), whether it is analysed (loom.NewProgram, then what `loomgen inspect`
-// runs on every kernel: access inference, launch config, argument checks,
-// extents, workgroup storage, fingerprints, config defaults), and for each
-// kernel.def whether it compiles on the CPU executor (interp.Compile) and
-// to PTX text (ptx.Compile), both with no config values but the defaults.
-// It prints the rates with their denominators, then the failures of each
-// step grouped by their first error message with positions, names,
-// quoted strings and numbers replaced, most common first, each with an
-// example; then, as notes, the buffers whose access had to be assumed
-// read_write and the extents the analysis could not express, grouped the
-// same way.
+// For each counted input it reports whether it
+//
+//   - parses (loom.ParsePackage);
+//   - formats: loom.Format's output of a parsed single-file input parses
+//     to the same tree, positions aside;
+//   - is analysed: loom.NewProgram, then what `loomgen inspect` runs on
+//     every kernel (access inference, launch config, argument checks,
+//     extents, workgroup storage, fingerprints) and the config defaults;
+//   - gets Go bindings: gen.BuildModel and gen.Render, as go generate
+//     runs them;
+//
+// and for each kernel.def whether it compiles on the CPU executor
+// (interp.Compile) and to PTX text (ptx.Compile), both with no config
+// values but the defaults. It prints the rates with their denominators,
+// then the failures of each step grouped by their first error message with
+// positions, names, quoted strings and numbers replaced, most common first,
+// each with an example; then, as notes, the buffers whose access had to be
+// assumed read_write and the extents the analysis could not express,
+// grouped the same way.
 //
 // Flags:
 //
 //	-json        print the summary, the groups and every input as JSON
 //	-examples n  examples printed per group (default 1)
-//	-list step   print every failing input of one step (parse, analyse,
-//	             cpu, ptx, or notes) with its full first error, instead of
-//	             groups
+//	-list step   print every failing input of one step (parse, format,
+//	             analyse, bindings, cpu, ptx, or notes) with its full
+//	             first error, instead of groups
 //	-packages    the .loom files of a directory are one package
 //	-expected    measure the expected outputs of pass cases (Loom's printer
 //	             wrote them) instead of the inputs
@@ -236,6 +243,8 @@ type Report struct {
 	// output parses to the same tree.
 	Formatted int `json:"formatted"`
 	Analysed  int `json:"analysed"`
+	// Bound counts the analysed inputs whose Go bindings generate.
+	Bound int `json:"bindings"`
 	// Kernels counts the kernel.defs of analysed inputs; CPU and PTX those
 	// that compiled.
 	Kernels int `json:"kernels"`
@@ -262,7 +271,7 @@ type Group struct {
 // steps names the measured steps in order; "notes" groups what the
 // analyses could not make exact (conservative access, unknown extents)
 // in inputs that were analysed, which are not failures.
-var steps = []string{"parse", "format", "analyse", "cpu", "ptx", "notes"}
+var steps = []string{"parse", "format", "analyse", "bindings", "cpu", "ptx", "notes"}
 
 // failures returns, for one step, each failure as (where, error text).
 func failures(inputs []*Input, stepName string) [][2]string {
@@ -279,6 +288,10 @@ func failures(inputs []*Input, stepName string) [][2]string {
 		case "format":
 			if in.FormatErr != "" {
 				out = append(out, [2]string{in.Name, in.FormatErr})
+			}
+		case "bindings":
+			if in.BindErr != "" {
+				out = append(out, [2]string{in.Name, in.BindErr})
 			}
 		case "analyse":
 			if in.Parsed() && in.AnalyseErr != "" {
@@ -323,6 +336,9 @@ func summarize(inputs []*Input, files int) Report {
 		}
 		if in.Analysed() {
 			r.Analysed++
+			if in.BindErr == "" {
+				r.Bound++
+			}
 		}
 		r.Conservative += in.Conservative
 		r.Unknown += in.Unknown
@@ -410,6 +426,7 @@ func printText(w io.Writer, r Report, examples int) {
 	fmt.Fprintf(w, "parse    %s\n", rate(r.Parsed, r.Valid))
 	fmt.Fprintf(w, "format   %s of parsed (round trip)\n", rate(r.Formatted, r.Parsed))
 	fmt.Fprintf(w, "analyse  %s\n", rate(r.Analysed, r.Valid))
+	fmt.Fprintf(w, "bindings %s of analysed (go generate)\n", rate(r.Bound, r.Analysed))
 	fmt.Fprintf(w, "cpu      %s kernels\n", rate(r.CPU, r.Kernels))
 	fmt.Fprintf(w, "ptx      %s kernels\n", rate(r.PTX, r.Kernels))
 	fmt.Fprintf(w, "buffers with conservative access %d, unknown extents %d\n", r.Conservative, r.Unknown)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomgen/loomgen/gen"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/interp"
 	"github.com/loomgen/loomgen/loom/ptx"
@@ -29,8 +30,12 @@ type Input struct {
 	// FormatErr says how loom.Format failed the round trip (its output
 	// must parse to the same tree, positions aside); "" when it held or
 	// the input did not parse.
-	FormatErr string   `json:"format_error,omitempty"`
-	Kernels   []Kernel `json:"kernels,omitempty"`
+	FormatErr string `json:"format_error,omitempty"`
+	// BindErr is the first error of generating Go bindings for the input
+	// (gen.BuildModel, gen.Render: what go generate does); "" when they
+	// were generated or the input was not analysed.
+	BindErr string   `json:"bindings_error,omitempty"`
+	Kernels []Kernel `json:"kernels,omitempty"`
 	// Conservative counts buffers whose access had to be assumed
 	// read_write (something opaque touched them); Unknown counts buffer
 	// extents the analysis could not express.
@@ -84,6 +89,18 @@ func measure(in *Input, files ...loom.File) {
 	if in.AnalyseErr != "" {
 		return
 	}
+	in.BindErr = step(func() error {
+		srcs := make([]gen.Source, len(files))
+		for i, f := range files {
+			srcs[i] = gen.Source{Name: f.Name, Path: f.Name, Text: f.Src}
+		}
+		m, err := gen.BuildModel("kernels", srcs)
+		if err != nil {
+			return err
+		}
+		_, err = gen.Render(m)
+		return err
+	})
 	for _, k := range p.Kernels() {
 		if k.Decl || k.Body == nil {
 			continue
