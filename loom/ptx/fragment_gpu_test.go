@@ -78,7 +78,10 @@ func TestFragmentPTX(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", export, err)
 		}
-		for _, instr := range []string{"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync"} {
+		// 16-byte copies both ways: the dynamic workgroup storage is
+		// 16-byte aligned, and its rows keep that alignment.
+		for _, instr := range []string{"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync",
+			"ld.global.v4.s32", "st.shared.v4.s32"} {
 			if !strings.Contains(k.PTX, instr) {
 				t.Errorf("%s: no %s", export, instr)
 			}

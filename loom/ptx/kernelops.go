@@ -168,7 +168,7 @@ func (e *emitter) workgroupStorage(op *loom.Op) error {
 		align = a.Value.Int
 	}
 	e.dynAlign = max(e.dynAlign, align)
-	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: "shared", align: align}
+	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: "shared", align: align, nat: align}
 	e.ins("mov.u64 %s, %s", out.reg, dynSmem)
 	return e.define(op, 0, out)
 }
