@@ -10,7 +10,8 @@ import (
 // every analysis on every kernel: none may panic or hang.
 func FuzzAccess(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.loom")
-	for _, path := range files {
+	frontend, _ := filepath.Glob("testdata/frontend/*.loom")
+	for _, path := range append(files, frontend...) {
 		if src, err := os.ReadFile(path); err == nil {
 			f.Add(src)
 		}
