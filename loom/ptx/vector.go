@@ -93,6 +93,8 @@ func (e *emitter) vector(op *loom.Op, rest string) error {
 		return e.vecReduce(op)
 	case "dotf":
 		return e.vecDot(op)
+	case "dot4i":
+		return e.vecDot4i(op)
 	case "load", "store", "load.mask", "store.mask":
 		return e.vecMemory(op, rest)
 	case "fragment", "fragment.load", "fragment.store":
