@@ -210,6 +210,7 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 			// strength-reduces (through a register it emits a full
 			// division); two constants fold.
 			e.indexDivConst(rest, out, x, y.ci)
+			setP2(rest, out, a) // an exact division keeps alignment facts
 			return e.define(op, 0, out)
 		}
 		if rest == "shli" || rest == "shrsi" || rest == "shrui" {
