@@ -201,7 +201,9 @@ func bufferViewBytes(s *symEval, op *Op) (*Expr, error) {
 // viewBytes is off + Π dims · sizeof(elem) for a view type, as an offset
 // expression.
 func viewBytes(s *symEval, off *Operand, vt *Type, pos Pos) (*Expr, error) {
-	if vt.Layout != "" && vt.Layout != "#dense" {
+	if !DenseLayout(vt) {
+		// A dense layout value (encoding.layout.dense, a dense
+		// #physical_storage, …) addresses as #dense does on both backends.
 		return nil, fmt.Errorf("%s: view with layout %s: strided extents are not computed", pos, vt.Layout)
 	}
 	if vt.Elem == nil {

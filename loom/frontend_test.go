@@ -274,3 +274,49 @@ func TestFrontendBlockArgExtent(t *testing.T) {
 		t.Errorf("extents %+v; want unknown: %%off is an argument of block ^at", ext)
 	}
 }
+
+// TestFrontendDenseLayoutExtent: a view laid out by a dense encoding value
+// spans what a #dense view spans; a strided one stays unknown.
+func TestFrontendDenseLayoutExtent(t *testing.T) {
+	src := `kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %a: buffer, %b: buffer, %c: buffer) {
+  %z = index.constant 0 : offset
+  %i = index.constant 0 : index
+  %dense = encoding.layout.dense : encoding<layout>
+  %fact = encoding.layout.assume.dense %dense : encoding<layout>
+  %odd = encoding.layout.strided [2] : encoding<layout>
+  %av = buffer.view %a[%z] : buffer -> view<[%n]xf32, %dense>
+  %bv = buffer.view %b[%z] : buffer -> view<8x2xi16, %fact>
+  %cv = buffer.view %c[%z] : buffer -> view<[%n]xf32, %odd>
+  %x = view.load %av[%i] : view<[%n]xf32, %dense> -> f32
+  %y = view.load %bv[%i, %i] : view<8x2xi16, %fact> -> i16
+  view.store %x, %cv[%i] : f32, view<[%n]xf32, %odd>
+  kernel.return
+}
+`
+	m, err := ParseFile("k.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewProgram(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := p.Kernel("k")
+	got := map[string]string{}
+	for _, e := range p.Extents(k) {
+		if e.Bytes == nil {
+			got[e.Param.Name] = "unknown"
+		} else {
+			got[e.Param.Name] = e.Bytes.String()
+		}
+	}
+	want := map[string]string{"a": "(mul (cast index l0 to offset) 4:offset)", "b": "32:offset", "c": "unknown"}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("extent %%%s = %s, want %s", name, got[name], w)
+		}
+	}
+}
