@@ -29,7 +29,7 @@ nvcc -O2 -shared -Xcompiler -fPIC -o "$out/libnative_loop.so" "$dir/hip/testdata
 export LOOM_NATIVE_LOOP="$out/libnative_loop.so"
 ingest=""
 if [ -x "$dir/hip.test" ]; then
-	(cd "$dir/hip" && "$dir/hip.test" -test.run '^$' -test.bench '^BenchmarkVersusNative$' -test.benchtime="${launches}x" -hip.rounds 21) >"$out/hip.txt" 2>&1 || true
+	(cd "$dir/hip" && "$dir/hip.test" -test.run '^$' -test.bench '^BenchmarkVersusNative$/^(launch|graph)' -test.benchtime="${launches}x" -hip.rounds 21) >"$out/hip.txt" 2>&1 || true
 	ingest="$ingest -ingest launch=$out/hip.txt"
 fi
 if [ -x "$dir/runtime.test" ]; then
