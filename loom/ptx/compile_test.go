@@ -189,3 +189,39 @@ func TestProvidersAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestDivKeepsAlignment: an index divided by a constant power of two keeps
+// the alignment the dividend had above it, so a 16-byte vector access at
+// the quotient stays one ld.global.v4 (a lost fact halves mat-vec speed).
+func TestDivKeepsAlignment(t *testing.T) {
+	src := `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %q: buffer, %o: buffer) where [mul(%n, 16)] {
+  %t = kernel.workitem.id<x> : index
+  %c4 = index.constant 4 : index
+  %c16 = index.constant 16 : index
+  %c = index.mul %t, %c16 : index
+  %w = index.div %c, %c4 : index
+  %z = index.constant 0 : offset
+  %qv = buffer.view %q[%z] : buffer -> view<[%n]xi32>
+  %ov = buffer.view %o[%z] : buffer -> view<[%n]xi32>
+  %v = vector.load %qv[%w] : view<[%n]xi32> -> vector<4xi32>
+  vector.store %v, %ov[%w] : vector<4xi32>, view<[%n]xi32>
+  kernel.return
+}`
+	m, err := loom.ParseFile("div.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Compile([]*loom.Module{m}, "k", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"div.s32", "ld.global.v4.s32", "st.global.v4.s32"} {
+		if !strings.Contains(k.PTX, want) {
+			t.Errorf("no %s in\n%s", want, k.PTX)
+		}
+	}
+}
