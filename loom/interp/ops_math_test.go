@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"os"
 	"testing"
 
 	"github.com/loomgen/loomgen/loom"
@@ -68,46 +69,17 @@ func ulpErr(got float32, want float64) float64 {
 	return math.Abs(float64(got)-want) / ulp
 }
 
-const accuracySrc = `
-kernel.def export("acc") @acc(%n: index) {
-  %c1 = index.constant 1 : index
-  %wg = index.constant 64 : index
-  %wgm1 = index.constant 63 : index
-  %padded = index.add %n, %wgm1 : index
-  %groups = index.div %padded, %wg : index
-  kernel.launch.config workgroups(%groups, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
-} launch(%n: index, %xb: buffer, %yb: buffer, %out: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %ok = index.cmp ult, %i, %n : index
-  %z = index.constant 0 : offset
-  %c4 = index.constant 4 : index
-  %m = index.mul %n, %c4 : index
-  %xv = buffer.view %xb[%z] : buffer -> view<[%n]xf32>
-  %yv = buffer.view %yb[%z] : buffer -> view<[%n]xf32>
-  %ov = buffer.view %out[%z] : buffer -> view<[%m]xf32>
-  scf.if %ok {
-    %x = view.load %xv[%i] : view<[%n]xf32> -> f32
-    %y = view.load %yv[%i] : view<[%n]xf32> -> f32
-    %s = scalar.sinf %x : f32
-    %c = scalar.cosf %x : f32
-    %p = scalar.powf %x, %y : f32
-    %xh = scalar.fptrunc %x : f32 to f16
-    %sh = scalar.sinf %xh : f16
-    %she = scalar.extf %sh : f16 to f32
-    %r = vector.from_elements %s, %c, %p, %she : f32, f32, f32, f32 -> vector<4xf32>
-    %o = index.mul %i, %c4 : index
-    vector.store %r, %ov[%o] : vector<4xf32>, view<[%m]xf32>
-  }
-  kernel.return
-}
-`
 
 // sharedResults runs the accuracy kernel with every op the shared pass
 // knows rewritten (nothing native), on the CPU executor: it measures the
 // shared sequences themselves with exactly rounded f32 building blocks.
 func sharedResults(t *testing.T, xs, ys []float32) []float32 {
 	t.Helper()
-	mods, err := loom.Lower([]*loom.Module{parseSrc(t, accuracySrc)}, loom.LowerOptions{})
+	src, err := os.ReadFile("../ptx/testdata/math_accuracy.loom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods, err := loom.Lower([]*loom.Module{parseSrc(t, string(src))}, loom.LowerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

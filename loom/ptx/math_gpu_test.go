@@ -13,36 +13,6 @@ import (
 // GPU, where its exp2f and log2f steps are ex2.approx and lg2.approx: the
 // error against float64 is measured here (go test -v on the device) for
 // the bounds docs/LOOM.md states.
-const gpuMathSrc = `
-kernel.def export("acc") @acc(%n: index) {
-  %c1 = index.constant 1 : index
-  %wg = index.constant 128 : index
-  %wgm1 = index.constant 127 : index
-  %padded = index.add %n, %wgm1 : index
-  %groups = index.div %padded, %wg : index
-  kernel.launch.config workgroups(%groups, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
-} launch(%n: index, %xb: buffer, %yb: buffer, %out: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %ok = index.cmp ult, %i, %n : index
-  %z = index.constant 0 : offset
-  %c3 = index.constant 3 : index
-  %m = index.mul %n, %c3 : index
-  %xv = buffer.view %xb[%z] : buffer -> view<[%n]xf32>
-  %yv = buffer.view %yb[%z] : buffer -> view<[%n]xf32>
-  %ov = buffer.view %out[%z] : buffer -> view<[%m]xf32>
-  scf.if %ok {
-    %x = view.load %xv[%i] : view<[%n]xf32> -> f32
-    %y = view.load %yv[%i] : view<[%n]xf32> -> f32
-    %s = scalar.sinf %x : f32
-    %c = scalar.cosf %x : f32
-    %p = scalar.powf %x, %y : f32
-    %r = vector.from_elements %s, %c, %p : f32, f32, f32 -> vector<3xf32>
-    %o = index.mul %i, %c3 : index
-    vector.store %r, %ov[%o] : vector<3xf32>, view<[%m]xf32>
-  }
-  kernel.return
-}
-`
 
 // ulps is |got − want| in f32 units of the last place at want.
 func ulps(got float32, want float64) float64 {
@@ -58,10 +28,7 @@ func ulps(got float32, want float64) float64 {
 
 func TestGPUSharedMathAccuracy(t *testing.T) {
 	ctx, s := gpuContext(t)
-	m, err := loom.ParseFile("acc.loom", []byte(gpuMathSrc))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := parse(t, "testdata/math_accuracy.loom")
 	k, err := Compile([]*loom.Module{m}, "acc", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +45,7 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 	run := func(xs, ys []float32) []float32 {
 		n := len(xs)
 		bufs := make([]*hip.DeviceMemory, 3)
-		for i, size := range []int{4 * n, 4 * n, 12 * n} {
+		for i, size := range []int{4 * n, 4 * n, 16 * n} {
 			if bufs[i], err = ctx.Alloc(size); err != nil {
 				t.Fatal(err)
 			}
@@ -98,17 +65,17 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 		for i := range bufs {
 			a.SetPtr(i+1, bufs[i].Ptr())
 		}
-		if err := s.Launch(fn, hip.Dim3{X: uint32((n + 127) / 128), Y: 1, Z: 1}, hip.Dim3{X: 128, Y: 1, Z: 1}, 0, a); err != nil {
+		if err := s.Launch(fn, hip.Dim3{X: uint32((n + 63) / 64), Y: 1, Z: 1}, hip.Dim3{X: 64, Y: 1, Z: 1}, 0, a); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Synchronize(); err != nil {
 			t.Fatal(err)
 		}
-		out := make([]byte, 12*n)
+		out := make([]byte, 16*n)
 		if err := s.CopyDtoH(out, bufs[2].Ptr()); err != nil {
 			t.Fatal(err)
 		}
-		r := make([]float32, 3*n)
+		r := make([]float32, 4*n)
 		for i := range r {
 			r[i] = math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:]))
 		}
@@ -131,7 +98,7 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 		var ws, wc, abs float64
 		for i, x := range xs {
 			for j, want := range []float64{math.Sin(float64(x)), math.Cos(float64(x))} {
-				g := got[3*i+j]
+				g := got[4*i+j]
 				if math.Abs(want) < 1e-3 {
 					abs = max(abs, math.Abs(float64(g)-want))
 					continue
@@ -167,7 +134,7 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 		if math.Abs(w) > math.MaxFloat32 || math.Abs(w) < 0x1p-126 {
 			continue
 		}
-		e := ulps(got[3*i+2], w)
+		e := ulps(got[4*i+2], w)
 		ay := math.Abs(float64(ys[i]))
 		if e > worst {
 			worst, atY = e, ay
