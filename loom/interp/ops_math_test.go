@@ -75,7 +75,7 @@ func ulpErr(got float32, want float64) float64 {
 // shared sequences themselves with exactly rounded f32 building blocks.
 func sharedResults(t *testing.T, xs, ys []float32) []float32 {
 	t.Helper()
-	src, err := os.ReadFile("../ptx/testdata/math_accuracy.loom")
+	src, err := os.ReadFile("../ptx/testdata/accuracy/math_accuracy.loom")
 	if err != nil {
 		t.Fatal(err)
 	}

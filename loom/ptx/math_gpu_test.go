@@ -28,7 +28,7 @@ func ulps(got float32, want float64) float64 {
 
 func TestGPUSharedMathAccuracy(t *testing.T) {
 	ctx, s := gpuContext(t)
-	m := parse(t, "testdata/math_accuracy.loom")
+	m := parse(t, "testdata/accuracy/math_accuracy.loom")
 	k, err := Compile([]*loom.Module{m}, "acc", Options{})
 	if err != nil {
 		t.Fatal(err)
