@@ -57,13 +57,16 @@ func (e *Expr) eval(env *Env, t Target, depth int) (Const, error) {
 	case ExprSubgroupSize:
 		return Const{Type: e.Type, Int: int64(t.SubgroupSize)}, nil
 	}
-	args := make([]Const, len(e.Args))
-	for i, a := range e.Args {
+	// Operands live on the stack for every op (at most three): host
+	// evaluation runs for every dispatch the runtime seals.
+	var buf [3]Const
+	args := buf[:0]
+	for _, a := range e.Args {
 		v, err := a.eval(env, t, depth+1)
 		if err != nil {
 			return Const{}, err
 		}
-		args[i] = v
+		args = append(args, v)
 	}
 	need := 2
 	switch e.Op {

@@ -172,3 +172,18 @@ func TestRunReusesScratch(t *testing.T) {
 		t.Fatalf("Run of one dispatch allocates %v times", a)
 	}
 }
+
+// BenchmarkNewDispatch is what sealing a dispatch costs (generated
+// Dispatch constructors pay it too): the launch config, predicates and
+// extents evaluated from the compiled kernel, the arguments checked and
+// packed.
+func BenchmarkNewDispatch(b *testing.B) {
+	s := testSession(b)
+	p := newPipeline(b, s)
+	x := must(Alloc[float32](s, 64))
+	y := must(Alloc[float32](s, 64))
+	b.ReportAllocs()
+	for b.Loop() {
+		p.axpyD(64, 2, x, y)
+	}
+}

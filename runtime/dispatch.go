@@ -137,7 +137,7 @@ func (s *Session) seal(ck *compiledKernel, k Kernel, workload, args []Arg) (*sea
 	sd.launch = launchCmd{Kernel: ck.dev, Name: ck.info.Export, Args: make([]launchArg, len(sd.args))}
 	// Kinds, carriers, regions and access first: the evaluation below
 	// reads the scalars as the kernel's types.
-	spans, err := s.packArgs(ck, sd.args, sd.launch.Args, nil, true)
+	spans, err := s.packArgs(ck, sd.args, sd.launch.Args, make([]span, 0, len(args)), true)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,8 @@ func (ck *compiledKernel) env(workload, args []Arg) (*loom.Env, error) {
 	if len(workload) != len(k.Workload) {
 		return nil, fmt.Errorf("%w: %d workload arguments, its workload signature has %d", ErrArgument, len(workload), len(k.Workload))
 	}
-	env := &loom.Env{Config: ck.config, Target: ck.target, Workload: make([]loom.Const, len(workload)), Launch: make([]loom.Const, len(args))}
+	consts := make([]loom.Const, len(workload)+len(args))
+	env := &loom.Env{Config: ck.config, Target: ck.target, Workload: consts[:len(workload):len(workload)], Launch: consts[len(workload):]}
 	for i, v := range k.Launch {
 		if args[i].kind != argBuffer {
 			env.Launch[i] = argConst(&args[i], v.Type)
