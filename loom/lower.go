@@ -80,9 +80,20 @@ func SharedLowered(name string) bool { return lowerRules[name] != nil }
 // hold nothing to rewrite are returned as they are. A malformed op the
 // pass would rewrite (a bitcast between different bit counts, a bitfield
 // outside its lane) is an error at the op's position.
-func Lower(mods []*Module, opts LowerOptions) ([]*Module, error) {
+func Lower(mods []*Module, opts LowerOptions) (out []*Module, err error) {
 	l := &lowering{opts: opts}
-	out := make([]*Module, len(mods))
+	defer func() {
+		// A rewrite bug must not take the caller down: report it at the
+		// op being rewritten.
+		if r := recover(); r != nil {
+			pos := Pos{}
+			if l.cur != nil {
+				pos = l.cur.Pos
+			}
+			out, err = nil, &Error{Pos: pos, Class: ErrInvalid, Msg: fmt.Sprintf("internal error in the shared lowering: %v", r)}
+		}
+	}()
+	out = make([]*Module, len(mods))
 	var errs ErrorList
 	for i, m := range mods {
 		if m == nil {
