@@ -18,6 +18,7 @@
 //	-gpu, -cpu     run the GPU or CPU part (both default true; a missing
 //	               GPU is reported and skipped)
 //	-rounds N      timed rounds per comparison (default 21)
+//	-run RE        compare only the GPU kernels whose export name matches
 //	-n N           elements of the CPU kernels' input (default 4M)
 //	-nvcc PATH     nvcc (default: PATH, then /usr/local/cuda/bin/nvcc)
 //	-work DIR      where the native side is built (default: a temp dir)
@@ -35,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -52,6 +54,7 @@ func main() {
 	gpu := flag.Bool("gpu", true, "run the GPU suite")
 	cpu := flag.Bool("cpu", true, "run the CPU suite")
 	rounds := flag.Int("rounds", 21, "timed rounds per comparison")
+	only := flag.String("run", "", "compare only the GPU kernels whose export name matches this regexp")
 	n := flag.Int("n", 4<<20, "elements of the CPU kernels' input")
 	nvcc := flag.String("nvcc", "", "nvcc to build the native side with")
 	work := flag.String("work", "", "folder to build the native side in")
@@ -91,6 +94,14 @@ func main() {
 	}
 	if *gpu {
 		opt := bench.GPUOptions{Rounds: *rounds, DumpPTX: *dump, Log: logf}
+		if *only != "" {
+			re, err := regexp.Compile(*only)
+			if err != nil {
+				fail("-run", err)
+				os.Exit(2)
+			}
+			opt.Only = re
+		}
 		if err := buildNative(*nvcc, *work, *dump, &opt, logf); err != nil {
 			fail("native side", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -22,6 +23,8 @@ type GPUOptions struct {
 	Rounds int
 	// DumpPTX, when set, is a folder that receives our PTX per kernel.
 	DumpPTX string
+	// Only, when set, selects the kernels (by export name) to compare.
+	Only *regexp.Regexp
 	// Log receives progress lines.
 	Log func(format string, args ...any)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -56,6 +57,9 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 				res.Ratios = append(res.Ratios, Ratio{Versus: ref, Median: 1 / v})
 			}
 		}
+		// A benchmark may report the same comparison twice (a time ratio
+		// and a ratio-of-<ref>): the first one stands.
+		res.Ratios = slices.CompactFunc(res.Ratios, func(a, b Ratio) bool { return a.Versus == b.Versus })
 		if len(res.Ratios) > 0 {
 			out = append(out, res)
 		}

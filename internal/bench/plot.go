@@ -80,12 +80,13 @@ func ratioBars(rs []Result, title, path string) error {
 	}
 	names := make([]string, len(rs))
 	for i, r := range rs {
-		names[i] = r.Name
+		// Benchmark paths wrap at their slashes and before "Versus".
+		names[i] = strings.ReplaceAll(strings.ReplaceAll(r.Name, "/", "\n"), "Versus", "\nvs ")
 		if r.Shape != "" {
 			names[i] += "\n" + r.Shape
 		}
 	}
-	width := vg.Length(max(6, 1.3*float64(len(rs)))) * vg.Inch
+	width := vg.Length(max(6, 1.2*float64(len(rs)))) * vg.Inch
 	// Bars share 80% of the room a group has (the plot area is about an
 	// inch narrower than the image).
 	w := (width - vg.Inch) / vg.Length(len(rs)) * 0.8 / vg.Length(len(refs))
@@ -135,7 +136,7 @@ func ratioBars(rs []Result, title, path string) error {
 	p.Y.Min = 0
 	p.Y.Max = top
 	p.Add(plotter.NewGrid())
-	return p.Save(width, 4.5*vg.Inch, path)
+	return p.Save(width, 5*vg.Inch, path)
 }
 
 // cpuLines draws, per CPU kernel, the executor's throughput relative to
@@ -171,8 +172,8 @@ func cpuLines(rs []Result, path string) error {
 		p.Add(l, pts)
 		p.Legend.Add(name, l, pts)
 	}
-	p.Legend.Top = true
 	p.Y.Min = 0
+	p.Y.Max = 1.3
 	p.Add(plotter.NewGrid())
 	return p.Save(6*vg.Inch, 4*vg.Inch, path)
 }

@@ -61,22 +61,26 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 	rep.Results = append(rep.Results, cp)
 	g.logf("copy: %.1f GB/s", gbs)
 	type job struct {
+		export  string
 		group   string
 		inst    func() *Instance
 		targets map[string]float64
 	}
 	jobs := []job{
-		{"gpu-compute", func() *Instance { return SGEMM(4096, 4096, 4096, 4099) }, computeTargets},
-		{"gpu-memory", func() *Instance { return RMSNorm(8192, 4096) }, memoryTargets},
-		{"gpu-memory", func() *Instance { return Softmax(8192, 4096) }, memoryTargets},
-		{"gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
-		{"gpu-memory", func() *Instance { return Q8_0(4096, 4096) }, memoryTargets},
-		{"gpu-memory", func() *Instance { return Q8_0(4096, 14336) }, memoryTargets},
-		{"gpu-memory", func() *Instance { return Q4K(4096, 4096) }, memoryTargets},
-		{"gpu-memory", func() *Instance { return Q4K(4096, 14336) }, memoryTargets},
+		{"sgemm_f32", "gpu-compute", func() *Instance { return SGEMM(4096, 4096, 4096, 4099) }, computeTargets},
+		{"rmsnorm_f32", "gpu-memory", func() *Instance { return RMSNorm(8192, 4096) }, memoryTargets},
+		{"softmax_f32", "gpu-memory", func() *Instance { return Softmax(8192, 4096) }, memoryTargets},
+		{"rope_f32", "gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
+		{"matvec_q8_0", "gpu-memory", func() *Instance { return Q8_0(4096, 4096) }, memoryTargets},
+		{"matvec_q8_0", "gpu-memory", func() *Instance { return Q8_0(4096, 14336) }, memoryTargets},
+		{"matvec_q4_k", "gpu-memory", func() *Instance { return Q4K(4096, 4096) }, memoryTargets},
+		{"matvec_q4_k", "gpu-memory", func() *Instance { return Q4K(4096, 14336) }, memoryTargets},
 	}
 	var errs []error
 	for _, j := range jobs {
+		if opt.Only != nil && !opt.Only.MatchString(j.export) {
+			continue
+		}
 		inst := j.inst()
 		r, err := g.Kernel(j.group, inst, gbs, j.targets)
 		if err != nil {
