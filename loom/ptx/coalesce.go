@@ -30,10 +30,10 @@ import (
 // there), so every path from the def reaches the copy without touching %A.
 
 var (
-	regRE  = regexp.MustCompile(`%[a-z]+[0-9]+\b`)
-	movRE  = regexp.MustCompile(`^\tmov\.[a-z0-9]+ (%[a-z]+[0-9]+), (%[a-z]+[0-9]+);$`)
-	branchRE  = regexp.MustCompile(`\bbra(?:\.uni)? (\$\w+);$`)
-	classR = regexp.MustCompile(`^%[a-z]+`)
+	regRE    = regexp.MustCompile(`%[a-z]+[0-9]+\b`)
+	movRE    = regexp.MustCompile(`^\tmov\.[a-z0-9]+ (%[a-z]+[0-9]+), (%[a-z]+[0-9]+);$`)
+	branchRE = regexp.MustCompile(`\bbra(?:\.uni)? (\$\w+);$`)
+	classR   = regexp.MustCompile(`^%[a-z]+`)
 )
 
 // insnDefs splits an instruction line into the registers it writes and
