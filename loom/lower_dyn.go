@@ -12,7 +12,8 @@ import (
 // their scalar forms, stores element stores, and reductions (vector.reduce,
 // vector.dotf) loop-carried accumulators, combined in lane order — the
 // order the static forms use. It applies when the group is self-contained:
-// 1-D vectors sharing one dynamic dimension, every use of a dynamic vector
+// 1-D vectors sharing one dynamic dimension (each dimension is a group of
+// its own, rewritten in turn), every use of a dynamic vector
 // inside the group or a reduction of it, no other op writing memory among
 // the group's ops, and the reductions' results used only after the group.
 // Anything else is left to the backends, which refuse it with its position.
@@ -59,7 +60,7 @@ func (l *lowering) dynamicLanes(ops []*Op) []*Op {
 			continue
 		}
 		if d != nil && dim != nil && d != dim {
-			return nil // two different lane counts: not handled
+			continue // another lane count: its own group, after this one
 		}
 		if d != nil {
 			dim = d

@@ -76,7 +76,7 @@ func genKernel(data []byte, perGroup bool) string {
 	// go test with two workers, stay the race-free kernels they were.
 	kinds := 16
 	if perGroup {
-		kinds = 27
+		kinds = 29
 	}
 	var emit func(depth int, indent string)
 	emit = func(depth int, indent string) {
@@ -272,6 +272,21 @@ func genKernel(data []byte, perGroup bool) string {
 					w("%s = scalar.%s %s : f32", r, []string{"floorf", "roundf"}[next()%2], pick(flts))
 				}
 				flts = append(flts, r)
+			case 27:
+				// A dynamic lane count: the shared pass's lane loop.
+				v, p, r, k := fresh(), fresh(), fresh(), fresh()
+				w("%s = index.min %s, %%n : index", k, pick(idxs))
+				w("%s = vector.load %%vf[%s] : view<[%%n]xf32> -> vector<[%s]xf32>", v, pick(idxs), k)
+				w("%s = vector.mulf %s, %s : vector<[%s]xf32>", p, v, v, k)
+				w("%s = vector.reduce<%s> %s, %s : vector<[%s]xf32>, f32", r, []string{"addf", "maxnumf"}[next()%2], p, pick(flts), k)
+				flts = append(flts, r)
+			case 28:
+				// FP8 round trips.
+				h, r := fresh(), fresh()
+				f := []string{"f8E4M3", "f8E5M2"}[next()%2]
+				w("%s = scalar.fptrunc %s : f32 to %s", h, pick(flts), f)
+				w("%s = scalar.extf %s : %s to f32", r, h, f)
+				flts = append(flts, r)
 			}
 		}
 	}
@@ -297,6 +312,8 @@ func FuzzRun(f *testing.F) {
 	// The shared lowering's ops in the per-group form (kinds 25 and 26).
 	f.Add([]byte{6, 25, 0, 0, 0, 0, 1, 25, 0, 0, 1, 2, 1, 0, 26, 0, 0, 0, 26, 1, 0, 0, 25, 0, 0, 4, 1, 1, 0})
 	f.Add([]byte{5, 25, 0, 0, 2, 5, 7, 1, 1, 25, 0, 0, 3, 4, 5, 0, 26, 2, 1, 0, 0, 0, 25, 0, 0, 5, 1})
+	// Dynamic lane counts and FP8 round trips (kinds 27 and 28).
+	f.Add([]byte{4, 27, 1, 2, 0, 0, 28, 0, 1, 27, 0, 0, 1, 1, 28, 1, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 400 {
 			return
