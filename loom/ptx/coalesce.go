@@ -15,19 +15,20 @@ import (
 // the copy, where that cannot be observed:
 //
 //	def:  <op> %B, …        (every write of %B precedes the copy)
-//	      …                  (no read or write of %A from the first write
-//	                          of %B on; control flow stays within the
-//	                          stretch)
+//	      …                  (no read or write of %A after the first write
+//	                          of %B, which may itself read %A; control
+//	                          flow stays within the stretch)
 //	copy: mov.T %A, %B       (the only read of %B)
 //
 // becomes `<op> %A, …` with the copy gone. Several writes (a vector load
 // and its predicated scalar fallback) are all renamed: where the copy read
-// a defined %B, %A now holds the same value. Folding the copy of a loaded
-// value matters beyond the instruction: the copy waits for the load, so it
-// would stall the warp on memory latency right after issuing the load. The stretch between def and
-// copy is straight-line code or whole branches inside it (every branch
-// there targets a label there, every label there is targeted only from
-// there), so every path from the def reaches the copy without touching %A.
+// a defined %B, %A now holds the same value. The stretch between the first
+// write and the copy is straight-line code or whole branches inside it
+// (every branch there targets a label there, every label there is
+// targeted only from there), so every path from the writes reaches the
+// copy without touching %A. Folding the copy of a loaded value matters
+// beyond the instruction saved: the copy waits for the load, so it stalls
+// the warp on memory latency right after issuing the load.
 
 var (
 	regRE    = regexp.MustCompile(`%[a-z]+[0-9]+\b`)
