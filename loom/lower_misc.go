@@ -164,3 +164,36 @@ func lowerAlloca(l *lowering, op *Op) (bool, error) {
 	l.out = append(l.out, &c)
 	return true, nil
 }
+
+// LayoutStrides returns the per-axis element strides of views of type t
+// laid out by encoding.layout.strided (seen through
+// encoding.layout.assume.strided): one operand per axis, an index value or
+// an integer literal. ok is false for any other layout.
+func LayoutStrides(t *Type) (strides []*Operand, ok bool) {
+	if t == nil || t.LayoutValue == nil || t.LayoutValue.Value == nil {
+		return nil, false
+	}
+	op := t.LayoutValue.Value.Def
+	for op != nil && op.Name == "encoding.layout.assume.strided" && len(op.Operands) == 1 && op.Operands[0].Value != nil {
+		op = op.Operands[0].Value.Def
+	}
+	if op == nil || op.Name != "encoding.layout.strided" || len(op.Operands) != len(t.Dims) {
+		return nil, false
+	}
+	for _, o := range op.Operands {
+		if o.Lit != nil && o.Lit.Kind != LitInt {
+			return nil, false
+		}
+	}
+	return op.Operands, true
+}
+
+// LayoutOnly reports whether op only defines an address layout that view
+// types name (DenseStorage, encoding.layout.strided and its assume): the
+// backends compile it to nothing and read it from the types.
+func LayoutOnly(op *Op) bool {
+	if DenseStorage(op) {
+		return true
+	}
+	return op != nil && (op.Name == "encoding.layout.strided" || op.Name == "encoding.layout.assume.strided")
+}

@@ -158,8 +158,8 @@ func (c *compiler) newSlot(pos loom.Pos, t *loom.Type, uni bool) (*slot, error) 
 		if len(t.Dims) > maxRank {
 			return nil, compileErr(pos, ErrUnsupported, "view of rank %d (at most %d)", len(t.Dims), maxRank)
 		}
-		if !loom.DenseLayout(t) {
-			return nil, compileErr(pos, ErrUnsupported, "view layout %s (only dense row-major views run on the CPU executor)", t.Layout)
+		if _, strided := loom.LayoutStrides(t); !loom.DenseLayout(t) && !strided {
+			return nil, compileErr(pos, ErrUnsupported, "view layout %s (only dense and encoding.layout.strided views run on the CPU executor)", t.Layout)
 		}
 		s.kind = kView
 	case loom.TypeVector:
@@ -314,6 +314,9 @@ func (c *compiler) compileKernel(kd *loom.Kernel) error {
 	c.k.pdims = make([][]*slot, len(args))
 	b := &block{sc: sc, top: true}
 	for i, a := range args {
+		if _, strided := loom.LayoutStrides(a.Type); strided {
+			return compileErr(a.Pos, ErrUnsupported, "view parameter %%%s with a strided layout (bind a buffer and view it)", a.Name)
+		}
 		if a.Type != nil && a.Type.Kind == loom.TypeView {
 			ds, err := c.dimSlots(b, a.Type)
 			if err != nil {
@@ -436,7 +439,7 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 
 // op compiles one operation.
 func (c *compiler) op(b *block, op *loom.Op, last bool) (instr, error) {
-	if loom.DenseStorage(op) {
+	if loom.LayoutOnly(op) {
 		return nil, nil // only view types use it (loom.DenseLayout)
 	}
 	if op.Opaque {

@@ -138,12 +138,24 @@ func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
 			uni = false
 		}
 	}
+	// An encoding.layout.strided layout gives each axis its element stride.
+	strideOps, strided := loom.LayoutStrides(t)
+	ss := make([]*slot, len(strideOps))
+	for k, o := range strideOps {
+		if ss[k], err = c.operand(b, o, typeIndex); err != nil {
+			return nil, err
+		}
+		if ss[k].kind != kInt || ss[k].comps != 1 {
+			return nil, compileErr(o.Pos, ErrInvalid, "stride %d of the layout is not an index", k)
+		}
+		uni = uni && ss[k].uni
+	}
 	r, err := c.result(b, op, 0, uni)
 	if err != nil {
 		return nil, err
 	}
 	c.derive(r, buf)
-	if uni {
+	if uni && !strided {
 		return uniformView(op, t, ds, r, buf, off), nil
 	}
 	return func(fr *frame) error {
@@ -169,7 +181,18 @@ func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
 				}
 			}
 			v := view{mem: src.mem, base: src.base + o, lim: src.lim, root: src.root, gstride: src.gstride}
-			v.setDense(d)
+			if strided {
+				v.rank = int32(len(d))
+				for k, n := range d {
+					s := fr.I[ss[k].idx]
+					v.dims[k], v.strides[k] = n, s[0]
+					if !ss[k].uni {
+						v.strides[k] = s[l]
+					}
+				}
+			} else {
+				v.setDense(d)
+			}
 			out[l] = v
 		}
 		return nil

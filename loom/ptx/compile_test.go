@@ -47,7 +47,7 @@ func TestRefusals(t *testing.T) {
 		{"opaque", "vendor.thing %i : index", "vendor.thing", ErrUnsupported},
 		{"dynamic alloca", "%b = index.cast %n : index to offset\n  %s = buffer.alloca<workgroup> align(16) %b : buffer", "buffer.alloca", ErrUnsupported},
 		{"length", "%l = buffer.length %x : buffer -> offset", "buffer.length", ErrUnsupported},
-		{"strided", "%e = encoding.layout.strided [2] : encoding<layout>\n  %w = buffer.view %x[%z] : buffer -> view<[%n]xf32, %e>", "", ErrUnsupported},
+		{"quantized layout", "%w = buffer.view %x[%z] : buffer -> view<[%n]xf32, #ggml.q4_0>", "", ErrUnsupported},
 		{"missing config", "%c = config.get @nope : index", "", ErrInvalid},
 	}
 	for _, c := range cases {

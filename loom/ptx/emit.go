@@ -382,7 +382,7 @@ func resultType(op *loom.Op, i int) *loom.Type {
 
 // op lowers one operation.
 func (e *emitter) op(op *loom.Op) error {
-	if loom.DenseStorage(op) {
+	if loom.LayoutOnly(op) {
 		return nil // only view types use it (loom.DenseLayout)
 	}
 	if op.Opaque {

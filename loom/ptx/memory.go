@@ -68,8 +68,8 @@ func (e *emitter) dimsOf(v *val, t *loom.Type, pos loom.Pos) error {
 	if t == nil || t.Kind != loom.TypeView || t.Elem == nil {
 		return invalid(pos, "expected a view type, have %s", typeName(t))
 	}
-	if !loom.DenseLayout(t) {
-		return fmt.Errorf("%s: %w: view layout %s (only dense row-major views are lowered)", pos, ErrUnsupported, t.Layout)
+	if _, strided := loom.LayoutStrides(t); !loom.DenseLayout(t) && !strided {
+		return fmt.Errorf("%s: %w: view layout %s (only dense and encoding.layout.strided views are lowered)", pos, ErrUnsupported, t.Layout)
 	}
 	if !supportedScalar(t.Elem) && !isF8(t.Elem) {
 		return fmt.Errorf("%s: %w: view element type %s", pos, ErrUnsupported, t.Elem)
@@ -101,6 +101,20 @@ func (e *emitter) shapeView(v *val, t *loom.Type, pos loom.Pos) error {
 	n := len(v.dims)
 	v.strides = make([]*val, n)
 	if n == 0 {
+		return nil
+	}
+	if ops, strided := loom.LayoutStrides(t); strided {
+		// encoding.layout.strided: each axis's element stride as written.
+		for k, o := range ops {
+			s, err := e.get(o)
+			if err != nil {
+				return err
+			}
+			if s.t == nil || classOf(s.t) != cR {
+				return fmt.Errorf("%s: %w: stride %d of the layout has type %s, want index", pos, ErrUnsupported, k, typeName(s.t))
+			}
+			v.strides[k] = s
+		}
 		return nil
 	}
 	v.strides[n-1] = e.constInt(indexType, 1)
