@@ -1,6 +1,9 @@
 package loom
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Shared lowerings that settle annotations: fast-math flags on reductions
 // and dot products, and the test dialect's fact ops that real kernels leave
@@ -196,4 +199,69 @@ func LayoutOnly(op *Op) bool {
 		return true
 	}
 	return op != nil && (op.Name == "encoding.layout.strided" || op.Name == "encoding.layout.assume.strided")
+}
+
+// lowerCollective rewrites a collective on a vector into one collective per
+// lane (every invocation runs the same lanes in the same order, so they
+// stay convergent) and one on i8/i16 into the i32 collective of the
+// widened value, truncated back: sign-extended, or zero-extended for the
+// unsigned kinds minui/maxui (wrapping sums and bit operations keep their
+// low bits either way). Fast-math flags are dropped as lowerFastMath does.
+func lowerCollective(l *lowering, op *Op) (bool, error) {
+	if len(op.Operands) == 0 || op.Operands[0].Value == nil || op.Operands[0].Value.Type == nil || len(op.Results) == 0 {
+		return lowerFastMath(l, op)
+	}
+	x := op.Operands[0].Value
+	t := x.Type
+	e := elemType(t)
+	narrow := e.Kind == TypeInt && e.Bits > 1 && e.Bits < 32
+	if t.Kind != TypeVector && !narrow {
+		return lowerFastMath(l, op)
+	}
+	n, _, ok := staticLanes(t)
+	if !ok {
+		return true, l.errorf("collective on a vector with a dynamic lane count")
+	}
+	var keep []string
+	for _, w := range paramWords(op.Param) {
+		if !isFastMathFlag(w) {
+			keep = append(keep, w)
+		}
+	}
+	param := strings.Join(keep, ", ")
+	lanes, err := l.lanes(x)
+	if err != nil {
+		return true, err
+	}
+	unsigned := param == "minui" || param == "maxui"
+	out := make([]*Value, n)
+	for i, v := range lanes {
+		w := v
+		if narrow {
+			w = l.resizeInt(v, 32, !unsigned)
+		}
+		c := *op
+		c.Param = param
+		c.Operands = append([]*Operand{{Pos: op.Pos, Name: w.Name, Value: w}}, op.Operands[1:]...)
+		c.Types = append([]*Type{w.Type}, op.Types[1:]...)
+		c.ResultTypes = nil
+		l.n++
+		r := &Value{Name: "lower." + strconv.Itoa(l.n), Type: w.Type, Pos: op.Pos, Def: &c}
+		c.Results = []*Value{r}
+		if len(op.Results) > 1 {
+			if i == 0 {
+				c.Results = append(c.Results, op.Results[1]) // shuffle's valid bit: the same in every lane
+			} else {
+				l.n++
+				c.Results = append(c.Results, &Value{Name: "lower." + strconv.Itoa(l.n), Type: op.Results[1].Type, Pos: op.Pos, Def: &c})
+			}
+		}
+		l.out = append(l.out, &c)
+		if narrow {
+			r = l.resizeInt(r, e.Bits, false)
+		}
+		out[i] = r
+	}
+	l.finish(l.build(t, out))
+	return true, nil
 }

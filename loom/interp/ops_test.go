@@ -455,3 +455,42 @@ func TestOpsStrided(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsCollectives runs loom/testdata/ops_collectives.loom (subgroups of
+// 32 in workgroups of 64) against a Go model of each collective.
+func TestOpsCollectives(t *testing.T) {
+	const n = 150 // the last workgroup is partial: its idle invocations hold 0
+	in := opsWords(n)
+	r := compileRun(t, corpus(t, "ops_collectives.loom"), "collectives_narrow", Options{})
+	dst := make([]byte, 4*6*n)
+	r.run(wl(n), idx(n), buf(i32bytes(in)), buf(dst))
+	got := bytesI32(dst)
+	groups := (n + 63) / 64
+	x := make([]int32, 64*groups)
+	copy(x, in)
+	w := make([]int32, len(x))
+	for i := range x {
+		w[i] = x[i] * -1640531535
+	}
+	b := func(v int32, k int) int8 { return int8(uint32(v) >> (8 * k)) }
+	for i := 0; i < n; i++ {
+		sg := i / 32 * 32
+		var bsum float32
+		for k := 0; k < 4; k++ {
+			bsum += float32(b(w[sg+3], k)) + float32(b(w[i], k))
+		}
+		var r8 int8
+		var m16 uint16
+		for l := sg; l < sg+32; l++ {
+			r8 += b(w[l], 1)
+			m16 = max(m16, uint16(w[l]))
+		}
+		wg := i / 64 * 64
+		wm := w[wg]
+		for l := wg; l < wg+64; l++ {
+			wm = max(wm, w[l])
+		}
+		want := []int32{int32(bsum), w[i^1], int32(r8), int32(m16), w[sg], wm}
+		checkWords(t, "collectives", i, got[6*i:], want)
+	}
+}
