@@ -37,8 +37,9 @@ func lowerFastMath(l *lowering, op *Op) (bool, error) {
 // value is provably uniform across the workgroup (uniformOf below),
 // test.fact_lane_varying and test.fact_lane_predicate 1 when it provably
 // depends on the invocation; the other probes (non_negative, non_zero)
-// answer 0, "not proven", which their definitions allow. test.use, a
-// sink that keeps values alive, has no effect on results and is dropped.
+// answer 0, "not proven", which their definitions allow (the range probes
+// are lowerRangeFact). test.use, a sink that keeps values alive, has no
+// effect on results and is dropped.
 func lowerTestFact(l *lowering, op *Op) (bool, error) {
 	if op.Name == "test.use" || op.Name == "test.typed_use" {
 		return true, nil // the replacement is empty
@@ -59,7 +60,7 @@ func lowerTestFact(l *lowering, op *Op) (bool, error) {
 		}
 	case "test.fact_non_negative", "test.fact_non_zero":
 	default:
-		return true, l.errorf("analysis probe is not supported (it exposes Loom's own range analysis)")
+		return true, l.errorf("analysis probe is not supported")
 	}
 	t := op.Results[0].Type
 	if t == nil {
@@ -263,5 +264,65 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 		out[i] = r
 	}
 	l.finish(l.build(t, out))
+	return true, nil
+}
+
+// lowerActiveMask rewrites kernel.subgroup.active.mask as the ballot of
+// true: the bits of exactly the invocations that reach it.
+func lowerActiveMask(l *lowering, op *Op) (bool, error) {
+	if len(op.Results) != 1 {
+		return true, l.errorf("has one result")
+	}
+	rt := op.Results[0].Type
+	if rt == nil {
+		rt = typeOfBits(64)
+	}
+	yes := l.constant(typeOfBits(1), &Literal{Kind: LitBool, Int: 1, Text: "true"})
+	l.finish(l.emit("kernel.subgroup.vote.ballot", "", []*Value{yes}, []*Type{typeOfBits(1)}, []*Type{rt}, rt))
+	return true, nil
+}
+
+// lowerRangeFact answers test.fact_range_lo/hi, "the analysis range bound":
+// the constant itself for a constant, 0 as the lower bound of an id
+// query, else the bounds of the value's type (index and iN signed, offset
+// from 0) — the range an analysis that knows nothing else proves.
+func lowerRangeFact(l *lowering, op *Op) (bool, error) {
+	if len(op.Operands) != 1 || op.Operands[0].Value == nil || len(op.Results) != 1 {
+		return true, l.errorf("takes one operand and one result")
+	}
+	v := op.Operands[0].Value
+	hi := op.Name == "test.fact_range_hi"
+	var lo, up int64
+	bits := 64
+	switch t := v.Type; {
+	case t == nil:
+		return true, l.errorf("operand without a type")
+	case t.Kind == TypeIndex:
+		bits = TargetGPU.IndexBits
+	case t.Kind == TypeInt:
+		bits = t.Bits
+	case t.Kind != TypeOffset:
+		return true, l.errorf("range of a %s value", t)
+	}
+	lo, up = -1<<(bits-1), 1<<(bits-1)-1
+	if v.Type.Kind == TypeOffset {
+		lo, up = 0, 1<<63-1
+	}
+	if d := v.Def; d != nil {
+		switch {
+		case (d.Name == "index.constant" || d.Name == "scalar.constant") && d.Literal != nil && d.Literal.Kind == LitInt:
+			lo, up = d.Literal.Int, d.Literal.Int
+		case laneSources[d.Name] || strings.HasPrefix(d.Name, "kernel.workgroup.id") || strings.HasPrefix(d.Name, "kernel.workitem.id"):
+			lo = 0
+		}
+	}
+	rt := op.Results[0].Type
+	if rt == nil {
+		rt = typeOfBits(64)
+	}
+	if hi {
+		lo = up
+	}
+	l.finish(l.intConst(rt, lo))
 	return true, nil
 }

@@ -494,3 +494,25 @@ func TestOpsCollectives(t *testing.T) {
 		checkWords(t, "collectives", i, got[6*i:], want)
 	}
 }
+
+// TestOpsRangeProbes runs ops_misc.loom's range_probes: constant and id
+// ranges, and the active mask of the invocations inside the guard.
+func TestOpsRangeProbes(t *testing.T) {
+	const n = 70
+	r := compileRun(t, corpus(t, "ops_misc.loom"), "range_probes", Options{})
+	dst := make([]byte, 8*5*n)
+	r.run(wl(n), idx(n), buf(dst))
+	for i := 0; i < n; i++ {
+		sg := i / 32 * 32
+		var mask uint64
+		for l := sg; l < sg+32 && l < n; l++ {
+			mask |= 1 << (l - sg)
+		}
+		want := []int64{7, 7, 0, 1<<31 - 1, int64(mask)}
+		for j, w := range want {
+			if g := int64(binary.LittleEndian.Uint64(dst[8*(5*i+j):])); g != w {
+				t.Fatalf("item %d result %d: got %#x, want %#x", i, j, g, w)
+			}
+		}
+	}
+}
