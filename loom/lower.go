@@ -69,7 +69,6 @@ func init() {
 		"test.use":                        lowerTestFact,
 		"test.typed_use":                  lowerTestFact,
 		"buffer.alloca":                   lowerAlloca,
-		"kernel.subgroup.active.mask":     lowerActiveMask,
 		"test.fact_range_lo":              lowerRangeFact,
 		"test.fact_range_hi":              lowerRangeFact,
 		"kernel.subgroup.broadcast":       lowerCollective,

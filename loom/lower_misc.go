@@ -267,21 +267,6 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 	return true, nil
 }
 
-// lowerActiveMask rewrites kernel.subgroup.active.mask as the ballot of
-// true: the bits of exactly the invocations that reach it.
-func lowerActiveMask(l *lowering, op *Op) (bool, error) {
-	if len(op.Results) != 1 {
-		return true, l.errorf("has one result")
-	}
-	rt := op.Results[0].Type
-	if rt == nil {
-		rt = typeOfBits(64)
-	}
-	yes := l.constant(typeOfBits(1), &Literal{Kind: LitBool, Int: 1, Text: "true"})
-	l.finish(l.emit("kernel.subgroup.vote.ballot", "", []*Value{yes}, []*Type{typeOfBits(1)}, []*Type{rt}, rt))
-	return true, nil
-}
-
 // lowerRangeFact answers test.fact_range_lo/hi, "the analysis range bound":
 // the constant itself for a constant, 0 as the lower bound of an id
 // query, else the bounds of the value's type (index and iN signed, offset

@@ -69,7 +69,6 @@ func ulpErr(got float32, want float64) float64 {
 	return math.Abs(float64(got)-want) / ulp
 }
 
-
 // sharedResults runs the accuracy kernel with every op the shared pass
 // knows rewritten (nothing native), on the CPU executor: it measures the
 // shared sequences themselves with exactly rounded f32 building blocks.

@@ -516,3 +516,24 @@ func TestOpsRangeProbes(t *testing.T) {
 		}
 	}
 }
+
+// TestAtomicFloatMinMax runs loom/testdata/atomic_float_minmax.loom.
+func TestAtomicFloatMinMax(t *testing.T) {
+	const n = 300
+	xs := ramp(n, 9, 2)
+	r := compileRun(t, corpus(t, "atomic_float_minmax.loom"), "atomic_minmax_f32", Options{})
+	init := []float32{9, 9, 9, 9, -9, -9, -9, -9, 9, 9, 9, 9, -9, -9, -9, -9}
+	cells := f32bytes(init)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(cells))
+	got := bytesF32(cells)
+	want := append([]float32(nil), init...)
+	for i, x := range xs {
+		j := i % 4
+		want[j], want[4+j], want[8+j], want[12+j] = min(want[j], x), max(want[4+j], x), min(want[8+j], x), max(want[12+j], x)
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Fatalf("cell %d: got %g, want %g", k, got[k], want[k])
+		}
+	}
+}

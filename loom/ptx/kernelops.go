@@ -71,6 +71,18 @@ func (e *emitter) kernelOp(op *loom.Op, rest string) error {
 		return e.define(op, 0, out)
 	case "subgroup.lane.id":
 		return e.define(op, 0, e.special("%laneid"))
+	case "subgroup.active.mask":
+		// The warp's lanes that execute this instruction (a ballot would
+		// need them all: active.mask is meant for divergent code).
+		m := e.newReg(cR)
+		e.ins("activemask.b32 %s", m)
+		out := e.newVal(resultType(op, 0))
+		if classOf(out.t) == cRd {
+			e.ins("cvt.u64.u32 %s, %s", out.reg, m)
+		} else {
+			e.ins("mov.b32 %s, %s", out.reg, m)
+		}
+		return e.define(op, 0, out)
 	case "subgroup.size":
 		return e.define(op, 0, e.constInt(indexType, 32))
 	case "subgroup.id":

@@ -467,6 +467,16 @@ func (e *emitter) atomic(op *loom.Op, kind string) error {
 		return e.define(op, 0, out)
 	}
 	k := op.Param
+	if _, cas := casFloatKinds[k]; cas && isFloat(t) {
+		out, err := e.atomicFloatCAS(op, k, ord, scope, v.space, addr, t, xs[0])
+		if err != nil {
+			return err
+		}
+		if kind == "reduce" {
+			return nil
+		}
+		return e.define(op, 0, out)
+	}
 	m, pt, ok := atomKind(k, t)
 	if !ok {
 		return unsupported(op, "atomic %s on %s", k, t)
