@@ -36,8 +36,9 @@ func lowerFastMath(l *lowering, op *Op) (bool, error) {
 // constants their definitions call for: test.fact_uniform is 1 when the
 // value is provably uniform across the workgroup (uniformOf below),
 // test.fact_lane_varying and test.fact_lane_predicate 1 when it provably
-// depends on the invocation; the other probes (non_negative, non_zero)
-// answer 0, "not proven", which their definitions allow (the range probes
+// depends on the invocation; the other probes (non_negative, non_zero,
+// positive) answer 0, "not proven", and fact_divisor 1, the divisor every
+// value has, as their definitions allow (the range probes
 // are lowerRangeFact). test.use, a sink that keeps values alive, has no
 // effect on results and is dropped.
 func lowerTestFact(l *lowering, op *Op) (bool, error) {
@@ -58,7 +59,9 @@ func lowerTestFact(l *lowering, op *Op) (bool, error) {
 		if l.laneDependent(v) {
 			bit = 1
 		}
-	case "test.fact_non_negative", "test.fact_non_zero":
+	case "test.fact_non_negative", "test.fact_non_zero", "test.fact_positive":
+	case "test.fact_divisor":
+		bit = 1 // every integer is a multiple of 1
 	default:
 		return true, l.errorf("analysis probe is not supported")
 	}
@@ -309,5 +312,41 @@ func lowerRangeFact(l *lowering, op *Op) (bool, error) {
 		lo = up
 	}
 	l.finish(l.intConst(rt, lo))
+	return true, nil
+}
+
+// lowerTableLookup rewrites vector.table.lookup %table[%indices]: result
+// lane i is the table lane the index lane i names (read unsigned), each an
+// extract at a run-time position (an index outside the table is the
+// extract's error).
+func lowerTableLookup(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 2)
+	if err != nil {
+		return true, err
+	}
+	table, idx := x[0], x[1]
+	if len(op.ResultTypes) == 0 || table.Type.Kind != TypeVector || len(table.Type.Dims) != 1 {
+		return true, l.errorf("needs a rank-1 table and a result type")
+	}
+	rt := op.ResultTypes[0]
+	ie := elemType(idx.Type)
+	if ie.Kind != TypeInt && ie.Kind != TypeIndex {
+		return true, l.errorf("index lanes of type %s", ie)
+	}
+	lanes, err := l.lanes(idx)
+	if err != nil {
+		return true, err
+	}
+	it := &Type{Kind: TypeIndex, Name: "index"}
+	out := make([]*Value, len(lanes))
+	for i, v := range lanes {
+		p := v
+		if ie.Kind == TypeInt {
+			p = l.emit("index.cast", "", []*Value{l.resizeInt(v, 32, false)}, []*Type{typeOfBits(32)}, []*Type{it}, it)
+		}
+		e := l.emit("vector.extract", "", []*Value{table, p}, []*Type{table.Type}, []*Type{table.Type.Elem}, table.Type.Elem)
+		out[i] = e
+	}
+	l.finish(l.build(rt, out))
 	return true, nil
 }

@@ -537,3 +537,21 @@ func TestAtomicFloatMinMax(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsTableLookup runs ops_misc.loom's table_lookup.
+func TestOpsTableLookup(t *testing.T) {
+	const n = 100
+	in := opsWords(n)
+	r := compileRun(t, corpus(t, "ops_misc.loom"), "table_lookup", Options{})
+	dst := make([]byte, 16*n)
+	r.run(wl(n), idx(n), buf(i32bytes(in)), buf(dst))
+	got := bytesF32(dst)
+	for i, x := range in {
+		w := uint32(x * -1640531535)
+		for k := 0; k < 4; k++ {
+			if want := -4 + 0.5*float32(w>>(8*k)&15); got[4*i+k] != want {
+				t.Fatalf("item %d lane %d: got %g, want %g", i, k, got[4*i+k], want)
+			}
+		}
+	}
+}

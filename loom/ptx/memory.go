@@ -25,6 +25,8 @@ func (e *emitter) memory(op *loom.Op, rest string) error {
 		return nil
 	case "view.subview":
 		return e.subview(op)
+	case "view.prefetch":
+		return nil // a hint: no effect on results (the CPU executor ignores it too)
 	case "view.refine":
 		if err := need(op, 1); err != nil {
 			return err
