@@ -24,6 +24,9 @@ type LowerOptions struct {
 	// Native names the ops (full names: "scalar.powf", "vector.dot4i") the
 	// backend lowers itself; Lower leaves them as written.
 	Native map[string]bool
+	// ShuffleScans lowers kernel.subgroup.scan to log-step subgroup
+	// shuffles, for a backend without a scan of its own.
+	ShuffleScans bool
 }
 
 // lowerRule rewrites one op, appending its replacement to l.out; it

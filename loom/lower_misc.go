@@ -1,6 +1,7 @@
 package loom
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -219,7 +220,8 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 	t := x.Type
 	e := elemType(t)
 	narrow := e.Kind == TypeInt && e.Bits > 1 && e.Bits < 32
-	if t.Kind != TypeVector && !narrow {
+	scan := op.Name == "kernel.subgroup.scan" && l.opts.ShuffleScans
+	if t.Kind != TypeVector && !narrow && !scan {
 		return lowerFastMath(l, op)
 	}
 	n, _, ok := staticLanes(t)
@@ -243,6 +245,17 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 		w := v
 		if narrow {
 			w = l.resizeInt(v, 32, !unsigned)
+		}
+		if scan {
+			r, err := l.shuffleScan(op, param, w)
+			if err != nil {
+				return true, err
+			}
+			if narrow {
+				r = l.resizeInt(r, e.Bits, false)
+			}
+			out[i] = r
+			continue
 		}
 		c := *op
 		c.Param = param
@@ -349,4 +362,75 @@ func lowerTableLookup(l *lowering, op *Op) (bool, error) {
 	}
 	l.finish(l.build(rt, out))
 	return true, nil
+}
+
+// scanIdentity is the identity of a combining kind on type t.
+func (l *lowering) scanIdentity(kind string, t *Type) (*Value, bool) {
+	if t.Kind == TypeFloat {
+		v := map[string]float64{"addf": 0, "mulf": 1, "minnumf": math.Inf(1), "minimumf": math.Inf(1),
+			"maxnumf": math.Inf(-1), "maximumf": math.Inf(-1)}
+		f, ok := v[kind]
+		if !ok {
+			return nil, false
+		}
+		return l.floatConst(t, f), true
+	}
+	bits := 32
+	if t.Kind == TypeInt {
+		bits = t.Bits
+	}
+	v := map[string]int64{"addi": 0, "ori": 0, "xori": 0, "maxui": 0, "muli": 1, "andi": -1, "minui": -1,
+		"minsi": 1<<(bits-1) - 1, "maxsi": -1 << (bits - 1)}
+	i, ok := v[kind]
+	if !ok {
+		return nil, false
+	}
+	return l.intConst(t, i), true
+}
+
+// shuffleScan emits kernel.subgroup.scan<kind> of scalar x as log-step
+// shuffles (Hillis–Steele): for d = 1, 2, 4, … 32, each invocation combines
+// the running value of the invocation d before it (after it, in reverse)
+// when that one exists; an exclusive scan then takes its neighbour's value,
+// the identity at the start. Subgroups of up to 64 invocations.
+func (l *lowering) shuffleScan(op *Op, kind string, x *Value) (*Value, error) {
+	t := x.Type
+	ident, ok := l.scanIdentity(kind, t)
+	if !ok {
+		return nil, l.errorf("scan kind %s on %s", kind, t)
+	}
+	word := func(key string) string {
+		if a := op.Attr(key); a != nil {
+			if a.Value.Str != "" {
+				return a.Value.Str
+			}
+			return a.Value.Text
+		}
+		return ""
+	}
+	mode := "up"
+	if word("direction") == "reverse" {
+		mode = "down"
+	}
+	idx, i32 := &Type{Kind: TypeIndex, Name: "index"}, typeOfBits(32)
+	size := l.emit("target.subgroup.size", "", nil, []*Type{idx}, nil, idx)
+	width := l.emit("index.cast", "", []*Value{size}, []*Type{idx}, []*Type{i32}, i32)
+	shuffle := func(v *Value, d int) (*Value, *Value) {
+		r := l.emit("kernel.subgroup.shuffle", mode, []*Value{v, l.intConst(i32, int64(d)), width}, []*Type{t, i32, i32}, nil, t)
+		sh := l.out[len(l.out)-1]
+		l.n++
+		valid := &Value{Name: "lower." + strconv.Itoa(l.n), Type: typeOfBits(1), Pos: op.Pos, Def: sh}
+		sh.Results = append(sh.Results, valid)
+		return r, valid
+	}
+	acc := x
+	for d := 1; d <= 32; d *= 2 {
+		y, valid := shuffle(acc, d)
+		acc = l.sel(valid, l.bin(kind, y, acc), acc)
+	}
+	if word("mode") == "exclusive" {
+		y, valid := shuffle(acc, 1)
+		acc = l.sel(valid, y, ident)
+	}
+	return acc, nil
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/loomgen/loomgen/loom"
 )
 
 // Go references for loom/testdata/ops_bits.loom: every op there is exact,
@@ -551,6 +553,79 @@ func TestOpsTableLookup(t *testing.T) {
 		for k := 0; k < 4; k++ {
 			if want := -4 + 0.5*float32(w>>(8*k)&15); got[4*i+k] != want {
 				t.Fatalf("item %d lane %d: got %g, want %g", i, k, got[4*i+k], want)
+			}
+		}
+	}
+}
+
+const scanSrc = `
+kernel.def export("scans") @scans(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 64 : index
+  %wgm1 = index.constant 63 : index
+  %padded = index.add %n, %wgm1 : index
+  %groups = index.div %padded, %wg : index
+  kernel.launch.config workgroups(%groups, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %src: buffer, %dst: buffer) {
+  %i = kernel.workitem.dispatch.id<x> : index
+  %ok = index.cmp ult, %i, %n : index
+  %z = index.constant 0 : offset
+  %c5 = index.constant 5 : index
+  %m = index.mul %n, %c5 : index
+  %sv = buffer.view %src[%z] : buffer -> view<[%n]xi32>
+  %dv = buffer.view %dst[%z] : buffer -> view<[%m]xi32>
+  %zero = scalar.constant 0 : i32
+  %x = scf.if %ok -> (i32) {
+    %v = view.load %sv[%i] : view<[%n]xi32> -> i32
+    scf.yield %v : i32
+  } else {
+    scf.yield %zero : i32
+  }
+  %a = kernel.subgroup.scan<addi> %x {mode = inclusive, direction = forward} : i32
+  %b = kernel.subgroup.scan<maxsi> %x {mode = exclusive, direction = reverse} : i32
+  %c = kernel.subgroup.scan<minui> %x {mode = exclusive, direction = forward} : i32
+  %d = kernel.subgroup.scan<xori> %x {mode = inclusive, direction = reverse} : i32
+  %x8 = scalar.trunci %x : i32 to i8
+  %e8 = kernel.subgroup.scan<addi> %x8 {mode = exclusive, direction = forward} : i8
+  %e = scalar.extsi %e8 : i8 to i32
+  scf.if %ok {
+    %out = vector.from_elements %a, %b, %c, %d, %e : i32, i32, i32, i32, i32 -> vector<5xi32>
+    %o = index.mul %i, %c5 : index
+    vector.store %out, %dv[%o] : vector<5xi32>, view<[%m]xi32>
+  }
+  kernel.return
+}
+`
+
+// TestShuffleScans runs subgroup scans lowered to log-step shuffles (the
+// PTX form, loom.LowerOptions.ShuffleScans) on the CPU executor and checks
+// them against its own scans, for subgroups of 32, 8 and 4.
+func TestShuffleScans(t *testing.T) {
+	const n = 150
+	in := opsWords(n)
+	for _, sg := range []int{32, 8, 4} {
+		opts := Options{Target: loom.Target{IndexBits: 32, OffsetBits: 64, SubgroupSize: sg}}
+		m := parseSrc(t, scanSrc)
+		lowered, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{ShuffleScans: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outs [2][]int32
+		for j, mods := range [][]*loom.Module{{m}, lowered} {
+			k, err := Compile(mods, "scans", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := make([]byte, 4*5*n)
+			l := Launch{Workgroups: [3]int{(n + 63) / 64, 1, 1}, WorkgroupSize: [3]int{64, 1, 1}}
+			if err := k.Run(l, []Arg{idx(n), buf(i32bytes(in)), buf(dst)}); err != nil {
+				t.Fatal(err)
+			}
+			outs[j] = bytesI32(dst)
+		}
+		for i := range outs[0] {
+			if outs[0][i] != outs[1][i] {
+				t.Fatalf("subgroup %d: invocation %d scan %d: shuffles %#x, native %#x", sg, i/5, i%5, uint32(outs[1][i]), uint32(outs[0][i]))
 			}
 		}
 	}
