@@ -220,7 +220,7 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 	t := x.Type
 	e := elemType(t)
 	narrow := e.Kind == TypeInt && e.Bits > 1 && e.Bits < 32
-	scan := op.Name == "kernel.subgroup.scan" && l.opts.ShuffleScans
+	scan := (op.Name == "kernel.subgroup.scan" || op.Name == "kernel.workgroup.scan") && l.opts.ShuffleScans
 	if t.Kind != TypeVector && !narrow && !scan {
 		return lowerFastMath(l, op)
 	}
@@ -247,7 +247,13 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 			w = l.resizeInt(v, 32, !unsigned)
 		}
 		if scan {
-			r, err := l.shuffleScan(op, param, w)
+			var r *Value
+			var err error
+			if op.Name == "kernel.workgroup.scan" {
+				r, err = l.workgroupScan(param, w, attrWord(op, "mode") == "exclusive", attrWord(op, "direction") == "reverse")
+			} else {
+				r, err = l.shuffleScan(param, w, attrWord(op, "mode") == "exclusive", attrWord(op, "direction") == "reverse")
+			}
 			if err != nil {
 				return true, err
 			}
@@ -393,23 +399,14 @@ func (l *lowering) scanIdentity(kind string, t *Type) (*Value, bool) {
 // the running value of the invocation d before it (after it, in reverse)
 // when that one exists; an exclusive scan then takes its neighbour's value,
 // the identity at the start. Subgroups of up to 64 invocations.
-func (l *lowering) shuffleScan(op *Op, kind string, x *Value) (*Value, error) {
+func (l *lowering) shuffleScan(kind string, x *Value, excl, rev bool) (*Value, error) {
 	t := x.Type
 	ident, ok := l.scanIdentity(kind, t)
 	if !ok {
 		return nil, l.errorf("scan kind %s on %s", kind, t)
 	}
-	word := func(key string) string {
-		if a := op.Attr(key); a != nil {
-			if a.Value.Str != "" {
-				return a.Value.Str
-			}
-			return a.Value.Text
-		}
-		return ""
-	}
 	mode := "up"
-	if word("direction") == "reverse" {
+	if rev {
 		mode = "down"
 	}
 	idx, i32 := &Type{Kind: TypeIndex, Name: "index"}, typeOfBits(32)
@@ -419,7 +416,7 @@ func (l *lowering) shuffleScan(op *Op, kind string, x *Value) (*Value, error) {
 		r := l.emit("kernel.subgroup.shuffle", mode, []*Value{v, l.intConst(i32, int64(d)), width}, []*Type{t, i32, i32}, nil, t)
 		sh := l.out[len(l.out)-1]
 		l.n++
-		valid := &Value{Name: "lower." + strconv.Itoa(l.n), Type: typeOfBits(1), Pos: op.Pos, Def: sh}
+		valid := &Value{Name: "lower." + strconv.Itoa(l.n), Type: typeOfBits(1), Pos: l.cur.Pos, Def: sh}
 		sh.Results = append(sh.Results, valid)
 		return r, valid
 	}
@@ -428,9 +425,108 @@ func (l *lowering) shuffleScan(op *Op, kind string, x *Value) (*Value, error) {
 		y, valid := shuffle(acc, d)
 		acc = l.sel(valid, l.bin(kind, y, acc), acc)
 	}
-	if word("mode") == "exclusive" {
+	if excl {
 		y, valid := shuffle(acc, 1)
 		acc = l.sel(valid, y, ident)
 	}
 	return acc, nil
+}
+
+// attrWord is an enum attribute's word (mode = exclusive), or "".
+func attrWord(op *Op, key string) string {
+	if a := op.Attr(key); a != nil {
+		if a.Value.Str != "" {
+			return a.Value.Str
+		}
+		return a.Value.Text
+	}
+	return ""
+}
+
+// workgroupScan emits kernel.workgroup.scan<kind> of scalar x from subgroup
+// pieces: each subgroup scans its own lanes (shuffleScan) and its first
+// invocation stores the subgroup's total (kernel.subgroup.reduce) in a
+// workgroup array of 32; after a barrier every invocation folds the totals
+// of the subgroups before its own (after it, in reverse) in order, then
+// combines that with its subgroup scan; a second barrier keeps the array
+// until everyone has read it. Workgroups of up to 32 subgroups.
+func (l *lowering) workgroupScan(kind string, x *Value, excl, rev bool) (*Value, error) {
+	t := x.Type
+	ident, ok := l.scanIdentity(kind, t)
+	if !ok {
+		return nil, l.errorf("scan kind %s on %s", kind, t)
+	}
+	size := TargetGPU.byteSizeOn(t)
+	idx := &Type{Kind: TypeIndex, Name: "index"}
+	off := &Type{Kind: TypeOffset, Name: "offset"}
+	part, err := l.shuffleScan(kind, x, excl, rev)
+	if err != nil {
+		return nil, err
+	}
+	total := l.emit("kernel.subgroup.reduce", kind, []*Value{x}, []*Type{t}, nil, t)
+	lane := l.emit("kernel.subgroup.lane.id", "", nil, []*Type{idx}, nil, idx)
+	sgid := l.emit("kernel.subgroup.id", "", nil, []*Type{idx}, nil, idx)
+	bytes := l.intConst(off, int64(32*size))
+	buf := l.emit("buffer.alloca", "workgroup", []*Value{bytes}, []*Type{{Kind: TypeBuffer, Name: "buffer"}}, nil, &Type{Kind: TypeBuffer, Name: "buffer"})
+	l.out[len(l.out)-1].Attrs = []*Attr{{Pos: l.cur.Pos, Key: "align", Value: Literal{Kind: LitInt, Int: 16, Text: "16"}}}
+	vt := &Type{Kind: TypeView, Name: "view", Dims: []Dim{{Size: 32}}, Elem: t}
+	zero := l.intConst(off, 0)
+	tv := l.emit("buffer.view", "", []*Value{buf, zero}, []*Type{{Kind: TypeBuffer, Name: "buffer"}}, []*Type{vt}, vt)
+	first := l.emit("index.cmp", "", []*Value{lane, l.intConst(idx, 0)}, []*Type{idx}, nil, typeOfBits(1))
+	l.out[len(l.out)-1].Pred = "eq"
+	// scf.if %first { view.store %total, %tv[%sgid] }
+	saved := l.out
+	l.out = nil
+	l.emit("view.store", "", []*Value{total, tv, sgid}, []*Type{t, vt}, nil, nil)
+	then := &Region{Pos: l.cur.Pos, End: l.cur.End, Ops: l.out}
+	l.out = saved
+	ifOp := &Op{Pos: l.cur.Pos, End: l.cur.End, Name: "scf.if", Regions: []*Region{then},
+		Operands: []*Operand{{Pos: l.cur.Pos, Name: first.Name, Value: first}}}
+	l.out = append(l.out, ifOp)
+	barrier := func() {
+		l.out = append(l.out, &Op{Pos: l.cur.Pos, End: l.cur.End, Name: "kernel.barrier", Param: "workgroup", Attrs: []*Attr{
+			{Pos: l.cur.Pos, Key: "ordering", Value: Literal{Kind: LitWord, Str: "acq_rel", Text: "acq_rel"}},
+			{Pos: l.cur.Pos, Key: "scope", Value: Literal{Kind: LitWord, Str: "workgroup", Text: "workgroup"}}}})
+	}
+	barrier()
+	// The fold over the other subgroups' totals: [0, sgid) forward,
+	// (sgid, count) in reverse, count = ⌈invocations / subgroup size⌉.
+	lo, hi := l.intConst(idx, 0), sgid
+	if rev {
+		n := l.intConst(idx, 1)
+		for _, ax := range []string{"x", "y", "z"} {
+			n = l.emit("index.mul", "", []*Value{n, l.emit("kernel.workgroup.size", ax, nil, []*Type{idx}, nil, idx)}, []*Type{idx}, nil, idx)
+		}
+		sgs := l.emit("target.subgroup.size", "", nil, []*Type{idx}, nil, idx)
+		n = l.emit("index.add", "", []*Value{n, l.emit("index.sub", "", []*Value{sgs, l.intConst(idx, 1)}, []*Type{idx}, nil, idx)}, []*Type{idx}, nil, idx)
+		lo = l.emit("index.add", "", []*Value{sgid, l.intConst(idx, 1)}, []*Type{idx}, nil, idx)
+		hi = l.emit("index.div", "", []*Value{n, sgs}, []*Type{idx}, nil, idx)
+	}
+	one := l.intConst(idx, 1)
+	saved = l.out
+	l.out = nil
+	l.n++
+	body := &Region{Pos: l.cur.Pos, End: l.cur.End}
+	j := &Value{Name: "lower.wj" + strconv.Itoa(l.n), Type: idx, Pos: l.cur.Pos, Owner: body}
+	acc := &Value{Name: "lower.wacc" + strconv.Itoa(l.n), Type: t, Pos: l.cur.Pos, Owner: body, Index: 1}
+	body.Args = []*Value{j, acc}
+	v := l.emit("view.load", "", []*Value{tv, j}, []*Type{vt}, []*Type{t}, t)
+	next := l.bin(kind, acc, v)
+	y := &Op{Pos: l.cur.Pos, End: l.cur.End, Name: "scf.yield", Types: []*Type{t},
+		Operands: []*Operand{{Pos: l.cur.Pos, Name: next.Name, Value: next}}}
+	body.Ops = append(l.out, y)
+	l.out = saved
+	l.n++
+	prefix := &Value{Name: "lower." + strconv.Itoa(l.n), Type: t, Pos: l.cur.Pos}
+	forOp := &Op{Pos: l.cur.Pos, End: l.cur.End, Name: "scf.for", ResultTypes: []*Type{t}, Regions: []*Region{body}, Results: []*Value{prefix}}
+	prefix.Def = forOp
+	for _, a := range []*Value{lo, hi, one, ident} {
+		forOp.Operands = append(forOp.Operands, &Operand{Pos: l.cur.Pos, Name: a.Name, Value: a})
+	}
+	l.out = append(l.out, forOp)
+	barrier()
+	if rev {
+		return l.bin(kind, part, prefix), nil
+	}
+	return l.bin(kind, prefix, part), nil
 }

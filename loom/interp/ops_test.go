@@ -570,7 +570,7 @@ kernel.def export("scans") @scans(%n: index) {
   %i = kernel.workitem.dispatch.id<x> : index
   %ok = index.cmp ult, %i, %n : index
   %z = index.constant 0 : offset
-  %c5 = index.constant 5 : index
+  %c5 = index.constant 7 : index
   %m = index.mul %n, %c5 : index
   %sv = buffer.view %src[%z] : buffer -> view<[%n]xi32>
   %dv = buffer.view %dst[%z] : buffer -> view<[%m]xi32>
@@ -588,18 +588,21 @@ kernel.def export("scans") @scans(%n: index) {
   %x8 = scalar.trunci %x : i32 to i8
   %e8 = kernel.subgroup.scan<addi> %x8 {mode = exclusive, direction = forward} : i8
   %e = scalar.extsi %e8 : i8 to i32
+  %f = kernel.workgroup.scan<addi> %x {mode = exclusive, direction = forward} : i32
+  %g = kernel.workgroup.scan<maxsi> %x {mode = inclusive, direction = reverse} : i32
   scf.if %ok {
-    %out = vector.from_elements %a, %b, %c, %d, %e : i32, i32, i32, i32, i32 -> vector<5xi32>
+    %out = vector.from_elements %a, %b, %c, %d, %e, %f, %g : i32, i32, i32, i32, i32, i32, i32 -> vector<7xi32>
     %o = index.mul %i, %c5 : index
-    vector.store %out, %dv[%o] : vector<5xi32>, view<[%m]xi32>
+    vector.store %out, %dv[%o] : vector<7xi32>, view<[%m]xi32>
   }
   kernel.return
 }
 `
 
-// TestShuffleScans runs subgroup scans lowered to log-step shuffles (the
-// PTX form, loom.LowerOptions.ShuffleScans) on the CPU executor and checks
-// them against its own scans, for subgroups of 32, 8 and 4.
+// TestShuffleScans runs subgroup and workgroup scans lowered to log-step
+// shuffles and workgroup totals (the PTX form, ShuffleScans) on the CPU
+// executor and checks them against its own scans, for subgroups of 32, 8
+// and 4 (with a partial last workgroup).
 func TestShuffleScans(t *testing.T) {
 	const n = 150
 	in := opsWords(n)
@@ -616,7 +619,7 @@ func TestShuffleScans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dst := make([]byte, 4*5*n)
+			dst := make([]byte, 4*7*n)
 			l := Launch{Workgroups: [3]int{(n + 63) / 64, 1, 1}, WorkgroupSize: [3]int{64, 1, 1}}
 			if err := k.Run(l, []Arg{idx(n), buf(i32bytes(in)), buf(dst)}); err != nil {
 				t.Fatal(err)
@@ -625,7 +628,7 @@ func TestShuffleScans(t *testing.T) {
 		}
 		for i := range outs[0] {
 			if outs[0][i] != outs[1][i] {
-				t.Fatalf("subgroup %d: invocation %d scan %d: shuffles %#x, native %#x", sg, i/5, i%5, uint32(outs[1][i]), uint32(outs[0][i]))
+				t.Fatalf("subgroup %d: invocation %d scan %d: shuffles %#x, native %#x", sg, i/7, i%7, uint32(outs[1][i]), uint32(outs[0][i]))
 			}
 		}
 	}
