@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/loomgen/loomgen/internal/mathacc"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -47,26 +48,6 @@ func TestOpsMath(t *testing.T) {
 			}
 		}
 	}
-}
-
-// ulpErr is |got − want| in units of the last place of want rounded to f32
-// (the spacing of f32 values at want's magnitude, subnormal spacing below).
-func ulpErr(got float32, want float64) float64 {
-	if math.IsNaN(want) {
-		if got != got {
-			return 0
-		}
-		return math.Inf(1)
-	}
-	if math.IsInf(want, 0) || math.Abs(want) > math.MaxFloat32 {
-		if float64(got) == want || math.IsInf(float64(got), 0) && math.Signbit(float64(got)) == math.Signbit(want) {
-			return 0
-		}
-		return math.Inf(1)
-	}
-	_, e := math.Frexp(want)
-	ulp := math.Ldexp(1, max(e-24, -149))
-	return math.Abs(float64(got)-want) / ulp
 }
 
 // sharedResults runs the accuracy kernel with every op the shared pass
@@ -120,7 +101,7 @@ func TestSharedMathAccuracy(t *testing.T) {
 		var worstS, worstC, absS float64
 		for i, x := range xs {
 			ws, wc := math.Sin(float64(x)), math.Cos(float64(x))
-			es, ec := ulpErr(got[4*i], ws), ulpErr(got[4*i+1], wc)
+			es, ec := mathacc.ULPs(got[4*i], ws), mathacc.ULPs(got[4*i+1], wc)
 			if math.Abs(ws) < 1e-3 {
 				absS = max(absS, math.Abs(float64(got[4*i])-ws))
 			} else {
@@ -142,36 +123,15 @@ func TestSharedMathAccuracy(t *testing.T) {
 	xs, ys := make([]float32, n), make([]float32, n)
 	s := uint32(12345)
 	next := func() float64 { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return float64(s) / (1 << 32) }
-	for i := range xs {
-		switch i % 3 {
-		case 0:
-			xs[i], ys[i] = float32(math.Exp2(next()*40-20)), float32(next()*8-4)
-		case 1:
-			xs[i], ys[i] = float32(next()*4), float32(next()*40-20)
-		default:
-			xs[i], ys[i] = -float32(next()*3), float32(math.Round(next()*20-10))
-		}
-	}
+	mathacc.PowInputs(xs, ys, next)
 	got := sharedResults(t, xs, ys)
-	var worst, worstY, ratio float64
-	for i := range xs {
-		w := math.Pow(float64(xs[i]), float64(ys[i]))
-		if math.Abs(w) > math.MaxFloat32 || math.Abs(w) < 0x1p-126 {
-			continue
-		}
-		e := ulpErr(got[4*i+2], w)
-		ay := math.Abs(float64(ys[i]))
-		if e > worst {
-			worst, worstY = e, ay
-		}
-		ratio = max(ratio, e/(2+ay))
-		// log2|x| is carried as hi + lo, so the error grows with |y|
-		// (the rounding of u = (m−1)/(m+1)), not with |y·log2 x|.
-		if bound := 2 + ay; e > bound {
-			t.Errorf("powf(%g, %g) = %g, want %g: %.1f ulp > %.1f", xs[i], ys[i], got[4*i+2], w, e, bound)
-		}
-	}
+	// log2|x| is carried as hi + lo, so the error grows with |y| (the
+	// rounding of u = (m−1)/(m+1)), not with |y·log2 x|.
+	worst, worstY, ratio, over := mathacc.PowStats(xs, ys, func(i int) float32 { return got[4*i+2] }, 2)
 	t.Logf("powf: max %.2f ulp (at |y| = %.1f) over normal results; max ulp/(2+|y|) = %.3f", worst, worstY, ratio)
+	if over > 0 {
+		t.Errorf("powf: %d results above 2 + |y| ulp", over)
+	}
 	// f16 sin: computed in f32 and rounded once to f16.
 	var worstH float64
 	hx := make([]float32, n)

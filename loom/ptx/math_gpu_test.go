@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/mathacc"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -13,18 +14,6 @@ import (
 // GPU, where its exp2f and log2f steps are ex2.approx and lg2.approx: the
 // error against float64 is measured here (go test -v on the device) for
 // the bounds docs/LOOM.md states.
-
-// ulps is |got − want| in f32 units of the last place at want.
-func ulps(got float32, want float64) float64 {
-	if math.IsNaN(want) || math.IsInf(want, 0) {
-		if float64(got) == want || got != got && math.IsNaN(want) {
-			return 0
-		}
-		return math.Inf(1)
-	}
-	_, e := math.Frexp(want)
-	return math.Abs(float64(got)-want) / math.Ldexp(1, max(e-24, -149))
-}
 
 func TestGPUSharedMathAccuracy(t *testing.T) {
 	ctx, s := gpuContext(t)
@@ -104,9 +93,9 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 					continue
 				}
 				if j == 0 {
-					ws = max(ws, ulps(g, want))
+					ws = max(ws, mathacc.ULPs(g, want))
 				} else {
-					wc = max(wc, ulps(g, want))
+					wc = max(wc, mathacc.ULPs(g, want))
 				}
 			}
 		}
@@ -116,34 +105,9 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 		}
 	}
 	xs, ys := make([]float32, n), make([]float32, n)
-	for i := range xs {
-		switch i % 3 {
-		case 0:
-			xs[i], ys[i] = float32(math.Exp2(next()*40-20)), float32(next()*8-4)
-		case 1:
-			xs[i], ys[i] = float32(next()*4), float32(next()*40-20)
-		default:
-			xs[i], ys[i] = -float32(next()*3), float32(math.Round(next()*20-10))
-		}
-	}
+	mathacc.PowInputs(xs, ys, next)
 	got := run(xs, ys)
-	var worst, atY, ratio float64
-	var over int
-	for i := range xs {
-		w := math.Pow(float64(xs[i]), float64(ys[i]))
-		if math.Abs(w) > math.MaxFloat32 || math.Abs(w) < 0x1p-126 {
-			continue
-		}
-		e := ulps(got[4*i+2], w)
-		ay := math.Abs(float64(ys[i]))
-		if e > worst {
-			worst, atY = e, ay
-		}
-		ratio = max(ratio, e/(4+ay))
-		if e > 4+ay {
-			over++
-		}
-	}
+	worst, atY, ratio, over := mathacc.PowStats(xs, ys, func(i int) float32 { return got[4*i+2] }, 4)
 	t.Logf("GPU powf: max %.2f ulp (at |y| = %.1f) over normal results; max ulp/(4+|y|) = %.3f; %d above 4 + |y|", worst, atY, ratio, over)
 	if over > 0 {
 		t.Errorf("GPU powf: %d results above the bound", over)
