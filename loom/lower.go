@@ -73,6 +73,8 @@ func init() {
 		"test.typed_use":                  lowerTestFact,
 		"buffer.alloca":                   lowerAlloca,
 		"vector.table.lookup":             lowerTableLookup,
+		"kernel.subgroup.match.any":       lowerMatch,
+		"kernel.subgroup.match.all":       lowerMatch,
 		"test.fact_positive":              lowerTestFact,
 		"test.fact_divisor":               lowerTestFact,
 		"test.fact_range_lo":              lowerRangeFact,

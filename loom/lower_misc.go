@@ -530,3 +530,75 @@ func (l *lowering) workgroupScan(kind string, x *Value, excl, rev bool) (*Value,
 	}
 	return l.bin(kind, prefix, part), nil
 }
+
+// lowerMatch rewrites kernel.subgroup.match.any/all with broadcasts and
+// ballots: for each lane d of the subgroup (up to 64), the ballot of
+// "my value equals lane d's" is the match mask of lane d, which lane d
+// keeps. Floats compare by their bits. match.all's mask is the active
+// mask when every active lane matched (its own mask equals the ballot of
+// true), else 0, with that predicate as its second result.
+func lowerMatch(l *lowering, op *Op) (bool, error) {
+	if len(op.Operands) != 1 || op.Operands[0].Value == nil || op.Operands[0].Value.Type == nil || len(op.Results) == 0 {
+		return true, l.errorf("takes one value")
+	}
+	x := op.Operands[0].Value
+	if !x.Type.IsScalar() {
+		return true, l.errorf("on %s (a scalar is matched)", x.Type)
+	}
+	mt := op.Results[0].Type
+	if mt == nil {
+		mt = typeOfBits(64)
+	}
+	if x.Type.Kind == TypeFloat {
+		x = l.cast("bitcast", x, typeOfBits(x.Type.Bits))
+	}
+	idx, i1, i32 := &Type{Kind: TypeIndex, Name: "index"}, typeOfBits(1), typeOfBits(32)
+	lane := l.emit("kernel.subgroup.lane.id", "", nil, []*Type{idx}, nil, idx)
+	cmpName := "cmpi"
+	if x.Type.Kind == TypeIndex || x.Type.Kind == TypeOffset {
+		cmpName = "cmp"
+	}
+	ballot := func(p *Value) *Value {
+		return l.emit("kernel.subgroup.vote.ballot", "", []*Value{p}, []*Type{i1}, []*Type{mt}, mt)
+	}
+	mask := l.intConst(mt, 0)
+	size := l.emit("target.subgroup.size", "", nil, []*Type{idx}, nil, idx)
+	for d := 0; d < 64; d++ {
+		// Lane d mod the subgroup size: a valid source; only lane d (when
+		// it exists) keeps the result.
+		src := l.emit("index.rem", "", []*Value{l.intConst(idx, int64(d)), size}, []*Type{idx}, nil, idx)
+		src = l.emit("index.cast", "", []*Value{src}, []*Type{idx}, []*Type{i32}, i32)
+		peer := l.emit("kernel.subgroup.broadcast", "", []*Value{x, src}, []*Type{x.Type, i32}, nil, x.Type)
+		l.out[len(l.out)-1].Words = []string{"from"}
+		var eq *Value
+		if cmpName == "cmp" {
+			eq = l.emit("index.cmp", "", []*Value{x, peer}, []*Type{x.Type}, nil, i1)
+			l.out[len(l.out)-1].Pred = "eq"
+		} else {
+			eq = l.cmp("cmpi", "eq", x, peer)
+		}
+		mine := l.emit("index.cmp", "", []*Value{lane, l.intConst(idx, int64(d))}, []*Type{idx}, nil, i1)
+		l.out[len(l.out)-1].Pred = "eq"
+		mask = l.sel(mine, ballot(eq), mask)
+	}
+	if op.Name == "kernel.subgroup.match.any" {
+		l.finish(mask)
+		return true, nil
+	}
+	yes := l.constant(i1, &Literal{Kind: LitBool, Int: 1, Text: "true"})
+	active := ballot(yes)
+	all := l.cmp("cmpi", "eq", mask, active)
+	res := l.sel(all, active, l.intConst(mt, 0))
+	if len(op.Results) > 1 {
+		// The predicate is an earlier value: define the op's second result
+		// from it, then the mask last.
+		fwd := &Op{Pos: op.Pos, End: op.End, Name: "scf.select", Types: []*Type{i1}, Results: []*Value{op.Results[1]}}
+		for _, a := range []*Value{all, all, all} {
+			fwd.Operands = append(fwd.Operands, &Operand{Pos: op.Pos, Name: a.Name, Value: a})
+		}
+		l.out = append(l.out, fwd)
+		res = l.sel(all, res, res)
+	}
+	l.finish(res)
+	return true, nil
+}

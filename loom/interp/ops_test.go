@@ -633,3 +633,20 @@ func TestShuffleScans(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsMatch runs loom/testdata/ops_match.loom with 32-lane subgroups.
+func TestOpsMatch(t *testing.T) {
+	const n = 128
+	r := compileRun(t, corpus(t, "ops_match.loom"), "subgroup_match", Options{})
+	dst := make([]byte, 8*5*n)
+	r.run(wl(n), idx(n), buf(dst))
+	for i := 0; i < n; i++ {
+		lane := i % 32
+		want := []uint64{0xf << (lane / 4 * 4), 0xffffffff, 1, 0, 0}
+		for j, w := range want {
+			if g := binary.LittleEndian.Uint64(dst[8*(5*i+j):]); g != w {
+				t.Fatalf("invocation %d result %d: got %#x, want %#x", i, j, g, w)
+			}
+		}
+	}
+}
