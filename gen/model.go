@@ -60,7 +60,7 @@ type Kernel struct {
 	// ArgsType names the keyed argument struct of DispatchArgs, "" when
 	// no two buffers share a Go type.
 	ArgsType string
-	Loom        *loom.Kernel
+	Loom     *loom.Kernel
 }
 
 // Param is one Dispatch parameter.
