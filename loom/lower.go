@@ -216,6 +216,9 @@ func (l *lowering) region(r *Region) *Region {
 	var ops []*Op
 	changed := false
 	src := r.Ops
+	if e := checkAsyncStream(src); e != nil {
+		l.errs = append(l.errs, e)
+	}
 	for d := l.dynamicLanes(src); d != nil; d = l.dynamicLanes(src) {
 		src, changed = d, true
 	}
@@ -240,7 +243,7 @@ func (l *lowering) region(r *Region) *Region {
 		}
 		var repl []*Op
 		rewritten := false
-		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.")) {
+		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.") || strings.HasPrefix(op.Name, "kernel.async.")) {
 			l.out, l.cur = nil, nop
 			ok, err := rule(l, nop)
 			if err != nil {
