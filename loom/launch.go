@@ -259,6 +259,28 @@ func (p *Program) LaunchConfig(k *Kernel, env *Env) (Geometry, error) {
 	return l.Eval(p.withDefaults(env))
 }
 
+// WorkloadGeometry evaluates the launch config of the kernel exported as
+// export from m for integer workload arguments, in order, on target, with
+// the config.def values: the geometry a benchmark or test launches with.
+func WorkloadGeometry(m *Module, export string, target Target, workload ...int64) (Geometry, error) {
+	p, err := NewProgram(m)
+	if err != nil {
+		return Geometry{}, err
+	}
+	k, err := p.Kernel(export)
+	if err != nil {
+		return Geometry{}, err
+	}
+	if len(k.Workload) != len(workload) {
+		return Geometry{}, fmt.Errorf("%s takes %d workload arguments, %d given", export, len(k.Workload), len(workload))
+	}
+	env := &Env{Target: target}
+	for i, w := range k.Workload {
+		env.Workload = append(env.Workload, Const{Type: w.Type, Int: workload[i]})
+	}
+	return p.LaunchConfig(k, env)
+}
+
 // LaunchStorage evaluates the dynamic_workgroup_storage byte count of k
 // for env (0 when the launch config has no such clause), with config.def
 // values filling missing config keys.

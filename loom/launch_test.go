@@ -218,3 +218,32 @@ kernel.def export("k") @k(%n: index, %unused: index) {
 		t.Errorf("workgroups[0] = %s", got)
 	}
 }
+
+// TestWorkloadGeometry: the geometry for integer workload arguments, with
+// config.def values filled in; a wrong argument count or export is an
+// error naming the kernel.
+func TestWorkloadGeometry(t *testing.T) {
+	m, err := ParseFile("wg.loom", []byte(`
+config.decl @demo.wg : index
+config.def @demo.wg = 64 : index
+kernel.def export("k") @k(%n: index, %m: index) {
+  %c1 = index.constant 1 : index
+  %wg = config.get @demo.wg : index
+  kernel.launch.config workgroups(%n, %m, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%b: buffer) {
+  kernel.return
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := WorkloadGeometry(m, "k", TargetGPU, 5, 3)
+	if want := (Geometry{[3]int64{5, 3, 1}, [3]int64{64, 1, 1}, [3]int64{1, 1, 1}}); err != nil || g != want {
+		t.Fatalf("geometry %+v, %v; want %+v", g, err, want)
+	}
+	if _, err := WorkloadGeometry(m, "k", TargetGPU, 5); err == nil || !strings.Contains(err.Error(), "k takes 2 workload arguments, 1 given") {
+		t.Fatalf("one argument of two: %v", err)
+	}
+	if _, err := WorkloadGeometry(m, "nope", TargetGPU); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown export: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/loomgen/loomgen/internal/le"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -59,20 +60,9 @@ func idx(v int) Arg        { return scalar(uint64(uint32(int32(v)))) }
 func f32arg(v float32) Arg { return scalar(uint64(math.Float32bits(v))) }
 func in(b []byte) Arg      { return Arg{Buffer: b} }
 func out(n int) Arg        { return Arg{Out: n} }
-func f32le(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-func f32s(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
+
+// f32le and f32s convert inputs and outputs (package le).
+var f32le, f32s = le.F32Bytes, le.BytesF32
 
 // rng is a small deterministic generator (xorshift).
 type rng uint64

@@ -1,7 +1,6 @@
 package ptx
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/le"
 	"github.com/loomgen/loomgen/internal/sidebyside"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/interp"
@@ -173,27 +173,9 @@ func loadPair(b *testing.B, ctx *hip.Context, s *hip.Stream, nvMod *hip.Module, 
 // launchGeometry evaluates the Loom kernel's launch config for the given
 // workload arguments; both sides launch with it.
 func launchGeometry(m *loom.Module, export string, workload ...int64) (grid, block hip.Dim3, err error) {
-	prog, err := loom.NewProgram(m)
-	if err != nil {
-		return grid, block, err
-	}
-	kd, err := prog.Kernel(export)
-	if err != nil {
-		return grid, block, err
-	}
-	if len(kd.Workload) != len(workload) {
-		return grid, block, fmt.Errorf("%s takes %d workload arguments, %d given", export, len(kd.Workload), len(workload))
-	}
-	env := &loom.Env{Target: loom.TargetGPU}
-	for i, w := range kd.Workload {
-		env.Workload = append(env.Workload, loom.Const{Type: w.Type, Int: workload[i]})
-	}
-	g, err := prog.LaunchConfig(kd, env)
-	if err != nil {
-		return grid, block, err
-	}
+	g, err := loom.WorkloadGeometry(m, export, loom.TargetGPU, workload...)
 	dim := func(v [3]int64) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-	return dim(g.Workgroups), dim(g.WorkgroupSize), nil
+	return dim(g.Workgroups), dim(g.WorkgroupSize), err
 }
 
 // args builds an argument list for the pair's (shared) parameter layout.
@@ -307,21 +289,8 @@ func randomF32(n int, seed uint32, lo, span float32) []float32 {
 	return v
 }
 
-func f32bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func f32s(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
+// f32bytes and f32s convert buffers for the GPU tests (package le).
+var f32bytes, f32s = le.F32Bytes, le.BytesF32
 
 // BenchmarkVersusNvcc times Loom kernels compiled by this package against
 // the same algorithms in CUDA C++ compiled by nvcc (testdata/nvcc), after
