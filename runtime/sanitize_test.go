@@ -2,30 +2,16 @@ package runtime
 
 import (
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/loomgen/loomgen/loom/interp"
 )
 
-const racySource = `
-kernel.def export("racy") @racy() {
-  %one = index.constant 1 : index
-  %four = index.constant 4 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
-} launch(%out: buffer) {
-  %c0 = index.constant 0 : index
-  %zo = index.constant 0 : offset
-  %bytes = index.constant 16 : offset
-  %lane = kernel.workitem.id<x> : index
-  %tile = buffer.alloca<workgroup> %bytes : buffer
-  %tv = buffer.view %tile[%zo] : buffer -> view<4xi32>
-  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
-  %v = index.cast %lane : index to i32
-  view.store %v, %ov[%lane] : i32, view<4xi32>
-  view.store %v, %tv[%c0] : i32, view<4xi32>
-  kernel.return
-}
-`
+// sanitizerKernels is loom/interp's own sanitizer kernels; the session
+// test runs wg_race_after_output, whose lanes store their ids to %out
+// before they race on one workgroup slot.
+const sanitizerKernels = "../loom/interp/testdata/sanitize.loom"
 
 // TestSanitizeSession: a sanitized session runs on the cpu backend, refuses
 // a GPU one, reports a race as an interp.RunError with its event, and stays
@@ -44,7 +30,11 @@ func TestSanitizeSession(t *testing.T) {
 	if s.Backend() != "cpu" {
 		t.Fatalf("backend %s, want cpu", s.Backend())
 	}
-	ks, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "racy.loom", Text: []byte(racySource)}}, Export: "racy"}})
+	src, err := os.ReadFile(sanitizerKernels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "sanitize.loom", Text: src}}, Export: "wg_race_after_output"}})
 	if err != nil {
 		t.Fatal(err)
 	}

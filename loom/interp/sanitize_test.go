@@ -2,143 +2,32 @@ package interp
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/loomgen/loomgen/loom"
 )
 
-// sanitizerKernels are our own small kernels for the checked mode: each
-// runs one workgroup of 4 lanes (or 4 workgroups of 1 lane for the global
-// ones) over a 16-byte buffer %out.
-const sanitizerKernels = `
-kernel.def export("wg_same_slot") @wg_same_slot() {
-  %one = index.constant 1 : index
-  %four = index.constant 4 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
-} launch(%out: buffer) {
-  %z = index.constant 0 : index
-  %zo = index.constant 0 : offset
-  %bytes = index.constant 16 : offset
-  %lane = kernel.workitem.id<x> : index
-  %tile = buffer.alloca<workgroup> %bytes : buffer
-  %tv = buffer.view %tile[%zo] : buffer -> view<4xi32>
-  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
-  %v = index.cast %lane : index to i32
-  view.store %v, %tv[%z] : i32, view<4xi32>
-  %r = view.load %tv[%z] : view<4xi32> -> i32
-  view.store %r, %ov[%lane] : i32, view<4xi32>
-  kernel.return
+// sanitizerKernels parses testdata/sanitize.loom, the sanitizer's own
+// kernels (shared with the runtime's sanitizer test).
+func sanitizerKernels(t testing.TB) *loom.Module {
+	t.Helper()
+	p := filepath.Join("testdata", "sanitize.loom")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := loom.ParseFile(p, src)
+	if err != nil {
+		t.Fatalf("parse %s: %v", p, err)
+	}
+	return m
 }
-
-kernel.def export("wg_neighbour_no_barrier") @wg_neighbour_no_barrier() {
-  %one = index.constant 1 : index
-  %four = index.constant 4 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
-} launch(%out: buffer) {
-  %c1 = index.constant 1 : index
-  %c3 = index.constant 3 : index
-  %zo = index.constant 0 : offset
-  %bytes = index.constant 16 : offset
-  %lane = kernel.workitem.id<x> : index
-  %tile = buffer.alloca<workgroup> %bytes : buffer
-  %tv = buffer.view %tile[%zo] : buffer -> view<4xi32>
-  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
-  %v = index.cast %lane : index to i32
-  view.store %v, %tv[%lane] : i32, view<4xi32>
-  %next = index.add %lane, %c1 : index
-  %wrap = index.andi %next, %c3 : index
-  %r = view.load %tv[%wrap] : view<4xi32> -> i32
-  view.store %r, %ov[%lane] : i32, view<4xi32>
-  kernel.return
-}
-
-kernel.def export("wg_neighbour_barrier") @wg_neighbour_barrier() {
-  %one = index.constant 1 : index
-  %four = index.constant 4 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
-} launch(%out: buffer) {
-  %c1 = index.constant 1 : index
-  %c3 = index.constant 3 : index
-  %zo = index.constant 0 : offset
-  %bytes = index.constant 16 : offset
-  %lane = kernel.workitem.id<x> : index
-  %tile = buffer.alloca<workgroup> %bytes : buffer
-  %tv = buffer.view %tile[%zo] : buffer -> view<4xi32>
-  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
-  %v = index.cast %lane : index to i32
-  view.store %v, %tv[%lane] : i32, view<4xi32>
-  kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
-  %next = index.add %lane, %c1 : index
-  %wrap = index.andi %next, %c3 : index
-  %r = view.load %tv[%wrap] : view<4xi32> -> i32
-  view.store %r, %ov[%lane] : i32, view<4xi32>
-  kernel.return
-}
-
-kernel.def export("race_across_alloca") @race_across_alloca() {
-  %one = index.constant 1 : index
-  %four = index.constant 4 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%four, %one, %one) : index
-} launch(%out: buffer) {
-  %z = index.constant 0 : index
-  %zo = index.constant 0 : offset
-  %bytes = index.constant 16 : offset
-  %lane = kernel.workitem.id<x> : index
-  %a = buffer.alloca<workgroup> %bytes : buffer
-  %av = buffer.view %a[%zo] : buffer -> view<4xi32>
-  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
-  %first = index.cmp eq, %lane, %z : index
-  scf.if %first {
-    %seven = scalar.constant 7 : i32
-    view.store %seven, %av[%z] : i32, view<4xi32>
-  }
-  %b = buffer.alloca<workgroup> %bytes : buffer
-  %r = view.load %av[%z] : view<4xi32> -> i32
-  view.store %r, %ov[%lane] : i32, view<4xi32>
-  kernel.return
-}
-
-kernel.def export("global_same_slot") @global_same_slot() {
-  %one = index.constant 1 : index
-  %four = index.constant 4 : index
-  kernel.launch.config workgroups(%four, %one, %one) workgroup_size(%one, %one, %one) : index
-} launch(%out: buffer) {
-  %z = index.constant 0 : index
-  %zo = index.constant 0 : offset
-  %g = kernel.workgroup.id<x> : index
-  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
-  %v = index.cast %g : index to i32
-  view.store %v, %ov[%z] : i32, view<4xi32>
-  kernel.return
-}
-
-kernel.def export("global_own_slot") @global_own_slot() {
-  %one = index.constant 1 : index
-  %four = index.constant 4 : index
-  kernel.launch.config workgroups(%four, %one, %one) workgroup_size(%one, %one, %one) : index
-} launch(%out: buffer) {
-  %zo = index.constant 0 : offset
-  %g = kernel.workgroup.id<x> : index
-  %ov = buffer.view %out[%zo] : buffer -> view<4xi32>
-  %v = index.cast %g : index to i32
-  view.store %v, %ov[%g] : i32, view<4xi32>
-  kernel.return
-}
-
-kernel.def export("past_the_end") @past_the_end() {
-  %one = index.constant 1 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%one, %one, %one) : index
-} launch(%out: buffer) {
-  %c4 = index.constant 4 : index
-  %zo = index.constant 0 : offset
-  %ov = buffer.view %out[%zo] : buffer -> view<8xi32>
-  %v = scalar.constant 7 : i32
-  view.store %v, %ov[%c4] : i32, view<8xi32>
-  kernel.return
-}
-`
 
 func runSanitized(t *testing.T, export string, san Sanitize) (error, []byte) {
 	t.Helper()
-	r := compileRun(t, parseSrc(t, sanitizerKernels), export, Options{Sanitize: san, Workers: 4})
+	r := compileRun(t, sanitizerKernels(t), export, Options{Sanitize: san, Workers: 4})
 	out := make([]byte, 16)
 	err := r.k.Run(r.launch(), []Arg{buf(out)})
 	return err, out
@@ -156,6 +45,7 @@ func TestSanitizerWorkgroupRaces(t *testing.T) {
 	}{
 		{name: "all lanes store one slot", export: "wg_same_slot", san: all, access: "write", prior: "write", offset: 0, lane: 1, prLane: 0},
 		{name: "read a neighbour's store without a barrier", export: "wg_neighbour_no_barrier", san: all, access: "read", prior: "write", offset: 4, lane: 0, prLane: 1},
+		{name: "lanes store their output, then one slot", export: "wg_race_after_output", san: all, access: "write", prior: "write", offset: 0, lane: 1, prLane: 0},
 		{name: "a later allocation orders nothing", export: "race_across_alloca", san: all, access: "read", prior: "write", offset: 0, lane: 1, prLane: 0},
 		{name: "a barrier orders them", export: "wg_neighbour_barrier", san: all},
 		{name: "races off", export: "wg_same_slot", san: Sanitize{GlobalRaces: true}},
@@ -205,7 +95,7 @@ func TestSanitizerGlobalRaceBetweenWorkgroups(t *testing.T) {
 	}
 	// Global races off: unreported. One worker, so the kernel's own race
 	// between workgroups is not one between goroutines (go test -race).
-	r := compileRun(t, parseSrc(t, sanitizerKernels), "global_same_slot", Options{Sanitize: Sanitize{Races: true}, Workers: 1})
+	r := compileRun(t, sanitizerKernels(t), "global_same_slot", Options{Sanitize: Sanitize{Races: true}, Workers: 1})
 	if err := r.k.Run(r.launch(), []Arg{buf(make([]byte, 16))}); err != nil {
 		t.Fatalf("global races off: %v", err)
 	}
