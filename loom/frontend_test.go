@@ -58,18 +58,8 @@ func TestFrontendBranchAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ParseFile("cfg_branch_buffer.loom", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := p.Kernel("k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseProgram(t, string(src))
+	k := mustKernel(t, p, "k")
 	got := map[string]Access{}
 	for _, a := range p.Access(k) {
 		got[a.Param.Name] = a.Access
@@ -260,15 +250,8 @@ func TestFrontendBlockArgExtent(t *testing.T) {
   kernel.return
 }
 `
-	m, err := ParseFile("k.loom", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, _ := p.Kernel("k")
+	p := parseProgram(t, src)
+	k := mustKernel(t, p, "k")
 	ext := p.Extents(k)
 	if len(ext) != 1 || ext[0].Bytes != nil || !strings.Contains(ext[0].Reason, "%off is an argument of block ^at and has no value on the host") {
 		t.Errorf("extents %+v; want unknown: %%off is an argument of block ^at", ext)
@@ -296,15 +279,8 @@ func TestFrontendDenseLayoutExtent(t *testing.T) {
   kernel.return
 }
 `
-	m, err := ParseFile("k.loom", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, _ := p.Kernel("k")
+	p := parseProgram(t, src)
+	k := mustKernel(t, p, "k")
 	got := map[string]string{}
 	for _, e := range p.Extents(k) {
 		if e.Bytes == nil {

@@ -248,6 +248,14 @@ func (c *compiler) operands(b *block, op *loom.Op) ([]*slot, error) {
 	return out, nil
 }
 
+// operandsN is operands of an op that must have exactly n of them.
+func (c *compiler) operandsN(b *block, op *loom.Op, n int) ([]*slot, error) {
+	if err := arity(op, n); err != nil {
+		return nil, err
+	}
+	return c.operands(b, op)
+}
+
 var typeIndex = &loom.Type{Kind: loom.TypeIndex, Name: "index"}
 var typeI1 = &loom.Type{Kind: loom.TypeInt, Name: "i1", Bits: 1}
 var typeI64 = &loom.Type{Kind: loom.TypeInt, Name: "i64", Bits: 64}

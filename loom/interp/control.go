@@ -697,10 +697,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 }
 
 func (c *compiler) scfSelect(b *block, op *loom.Op) (instr, error) {
-	if err := arity(op, 3); err != nil {
-		return nil, err
-	}
-	ops, err := c.operands(b, op)
+	ops, err := c.operandsN(b, op, 3)
 	if err != nil {
 		return nil, err
 	}

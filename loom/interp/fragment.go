@@ -168,10 +168,7 @@ func (c *compiler) unsignedFrag(s *slot) {
 // at each step (integers: exact products, sums wrapped to the accumulator
 // width).
 func (c *compiler) mma(b *block, op *loom.Op) (instr, error) {
-	if err := arity(op, 3); err != nil {
-		return nil, err
-	}
-	ops, err := c.operands(b, op)
+	ops, err := c.operandsN(b, op, 3)
 	if err != nil {
 		return nil, err
 	}

@@ -116,10 +116,7 @@ func (c *compiler) memoryOp(b *block, op *loom.Op, name string) (instr, error) {
 }
 
 func (c *compiler) bufferView(b *block, op *loom.Op) (instr, error) {
-	if err := arity(op, 2); err != nil {
-		return nil, err
-	}
-	ops, err := c.operands(b, op)
+	ops, err := c.operandsN(b, op, 2)
 	if err != nil {
 		return nil, err
 	}

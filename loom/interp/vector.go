@@ -33,10 +33,7 @@ func (c *compiler) vectorOp(b *block, op *loom.Op, rest string) (instr, error) {
 	case "transpose":
 		return c.vecTranspose(b, op)
 	case "select":
-		if err := arity(op, 3); err != nil {
-			return nil, err
-		}
-		ops, err := c.operands(b, op)
+		ops, err := c.operandsN(b, op, 3)
 		if err != nil {
 			return nil, err
 		}
@@ -171,10 +168,7 @@ func (c *compiler) vecFromElements(b *block, op *loom.Op) (instr, error) {
 }
 
 func (c *compiler) vecIota(b *block, op *loom.Op) (instr, error) {
-	if err := arity(op, 2); err != nil {
-		return nil, err
-	}
-	ops, err := c.operands(b, op)
+	ops, err := c.operandsN(b, op, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -216,10 +210,7 @@ func (c *compiler) vecIota(b *block, op *loom.Op) (instr, error) {
 
 // vecMaskRange: lane i of the mask is set when lo + i*step < hi.
 func (c *compiler) vecMaskRange(b *block, op *loom.Op) (instr, error) {
-	if err := arity(op, 3); err != nil {
-		return nil, err
-	}
-	ops, err := c.operands(b, op)
+	ops, err := c.operandsN(b, op, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -454,10 +445,7 @@ func (c *compiler) vecTranspose(b *block, op *loom.Op) (instr, error) {
 }
 
 func (c *compiler) vecReduce(b *block, op *loom.Op) (instr, error) {
-	if err := arity(op, 2); err != nil {
-		return nil, err
-	}
-	ops, err := c.operands(b, op)
+	ops, err := c.operandsN(b, op, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -508,10 +496,7 @@ func (c *compiler) vecReduce(b *block, op *loom.Op) (instr, error) {
 // vecDot is vector.dotf: a sequence of fused multiply-adds into acc, in
 // component order, rounded to the accumulator type at each step.
 func (c *compiler) vecDot(b *block, op *loom.Op) (instr, error) {
-	if err := arity(op, 3); err != nil {
-		return nil, err
-	}
-	ops, err := c.operands(b, op)
+	ops, err := c.operandsN(b, op, 3)
 	if err != nil {
 		return nil, err
 	}
