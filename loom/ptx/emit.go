@@ -385,6 +385,9 @@ func (e *emitter) op(op *loom.Op) error {
 	if loom.LayoutOnly(op) {
 		return nil // only view types use it (loom.DenseLayout)
 	}
+	if isAsyncOp(op.Name) {
+		return e.async(op)
+	}
 	if op.Opaque {
 		return unsupported(op, "op is not lowered to PTX")
 	}
