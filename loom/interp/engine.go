@@ -70,13 +70,26 @@ func (p postI) applyAt(fr *frame, op *loom.Op, r *slot, R []int64, off int) erro
 		for i, v := range R {
 			if v < lo || v > hi {
 				if fr.elemActive(r, i+off) {
-					return newTrap(op, fr.laneOf(r, i+off), p.class, "%s %d does not fit the %d-bit carrier", p.what, v, bitsFor(hi))
+					return newTrap(op, fr.laneOf(r, i+off), p.class, "%s %d does not fit the %d-bit carrier", p.what, v, carrierBits(lo, hi))
 				}
 				R[i] = 0
 			}
 		}
 	}
 	return nil
+}
+
+// carrierBits is the width of a carrier holding [lo, hi]: a signed one
+// when lo < 0 (an index carrier holds [-2^(n-1), 2^n)), else unsigned.
+func carrierBits(lo, hi int64) int {
+	if lo < 0 {
+		return bitsFor(-(lo + 1))
+	}
+	n := 0
+	for ; hi > 0; hi >>= 1 {
+		n++
+	}
+	return n
 }
 
 func bitsFor(hi int64) int {
@@ -121,7 +134,7 @@ func binI(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, pre *check, post
 			case post.wrap > 0:
 				v = wrapBits(v, post.wrap)
 			case post.ranged && (v < post.lo || v > post.hi):
-				return newTrap(op, -1, post.class, "%s %d does not fit the %d-bit carrier", post.what, v, bitsFor(post.hi))
+				return newTrap(op, -1, post.class, "%s %d does not fit the %d-bit carrier", post.what, v, carrierBits(post.lo, post.hi))
 			}
 			fr.I[r.idx][0] = v
 			return nil

@@ -91,8 +91,10 @@ func TestRunErrors(t *testing.T) {
   %m = index.mul %i, %big : index
   %m2 = index.mul %m, %big : index`, grid(1, 4), []Arg{idx(3), buf(nil)}, ErrOverflow,
 			[]string{"index.mul", "index value 1000000000000 does not fit the 32-bit carrier", "workitem (1,0,0)"}},
-		{"index overflow in add", "%n: index, %b: buffer", prelude + `  %m = index.add %n, %n : index`,
-			grid(1, 1), []Arg{idx(2000000000), buf(nil)}, ErrOverflow, []string{"index.add"}},
+		// A 32-bit index carrier holds [-2^31, 2^32): 4e9 fits, 6e9 does not.
+		{"index overflow in add", "%n: index, %b: buffer", prelude + `  %m = index.add %n, %n : index
+  %m3 = index.add %m, %n : index`,
+			grid(1, 1), []Arg{idx(2000000000), buf(nil)}, ErrOverflow, []string{"index.add", "index value 6000000000 does not fit the 32-bit carrier"}},
 		{"division by zero", "%n: index, %b: buffer, %d: i32", prelude + `  %ii = index.cast %i : index to i32
   %q = scalar.divsi %ii, %d : i32`, grid(1, 4), []Arg{idx(0), buf(nil), {Bits: 0}}, ErrDivideByZero,
 			[]string{"scalar.divsi", "integer division by zero"}},

@@ -103,8 +103,12 @@ type Kernel struct {
 // target is the emulated target after defaults.
 type target struct {
 	indexBits, offsetBits, subgroup int
-	indexMin, indexMax              int64
-	indexSize, offsetSize           int
+	// indexMin, indexMax bound an index value: a carrier of n < 64 bits
+	// holds [-2^(n-1), 2^n), negative values signed and non-negative
+	// ones unsigned, as Loom's AMDGPU lowering carries addresses in u32
+	// (LOOM.md 6.1). idMax bounds work-item ids and grids (signed).
+	indexMin, indexMax, idMax int64
+	indexSize, offsetSize     int
 }
 
 func makeTarget(t loom.Target) target {
@@ -122,9 +126,9 @@ func makeTarget(t loom.Target) target {
 	}
 	g := target{indexBits: t.IndexBits, offsetBits: t.OffsetBits, subgroup: t.SubgroupSize}
 	if g.indexBits >= 64 {
-		g.indexMin, g.indexMax = -1<<63, 1<<63-1
+		g.indexMin, g.indexMax, g.idMax = -1<<63, 1<<63-1, 1<<63-1
 	} else {
-		g.indexMin, g.indexMax = -1<<(g.indexBits-1), 1<<(g.indexBits-1)-1
+		g.indexMin, g.indexMax, g.idMax = -1<<(g.indexBits-1), 1<<g.indexBits-1, 1<<(g.indexBits-1)-1
 	}
 	g.indexSize, g.offsetSize = g.indexBits/8, g.offsetBits/8
 	return g

@@ -101,7 +101,7 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 					m.a0 = fr.wg[0] * int64(fr.L)
 				}
 				// Every lane's value fits the carrier when the last does.
-				m.unwritten = r.lazyAff && m.aff && m.a0+int64(fr.L)-1 <= fr.k.tgt.indexMax
+				m.unwritten = r.lazyAff && m.aff && m.a0+int64(fr.L)-1 <= fr.k.tgt.idMax
 				if m.unwritten {
 					return nil
 				}
@@ -114,9 +114,9 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 			for l, v := range lid {
 				out[l] = base + v
 			}
-			if hi := base + int64(fr.r.launch.WorkgroupSize[ax]) - 1; hi > fr.k.tgt.indexMax {
+			if hi := base + int64(fr.r.launch.WorkgroupSize[ax]) - 1; hi > fr.k.tgt.idMax {
 				for l, v := range out {
-					if v > fr.k.tgt.indexMax && fr.mask[l] {
+					if v > fr.k.tgt.idMax && fr.mask[l] {
 						return newTrap(op, l, ErrOverflow, "dispatch id %d exceeds the %d-bit index carrier", v, fr.k.tgt.indexBits)
 					}
 				}

@@ -152,7 +152,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 		return fmt.Errorf("kernel %s: %d arguments for %d launch parameters: %w", k.export, len(args), len(k.params), ErrArgs)
 	}
 	for ax := 0; ax < 3; ax++ {
-		if int64(l.Workgroups[ax])*int64(l.WorkgroupSize[ax]) > k.tgt.indexMax+1 {
+		if int64(l.Workgroups[ax])*int64(l.WorkgroupSize[ax]) > k.tgt.idMax+1 {
 			return fmt.Errorf("kernel %s: %d work-items along axis %d exceed the %d-bit index carrier: %w", k.export, l.Workgroups[ax]*l.WorkgroupSize[ax], ax, k.tgt.indexBits, ErrOverflow)
 		}
 	}

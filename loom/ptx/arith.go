@@ -1,6 +1,8 @@
 package ptx
 
 import (
+	"strings"
+
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -40,7 +42,52 @@ var castOps = map[string]bool{
 	"fptrunc": true, "extsi": true, "extui": true, "trunci": true, "bitcast": true,
 }
 
+// wideIndexOK are the index ops that read a wide operand (val.wide) as its
+// 32 bits, exactly: the result's low 32 bits and, for a non-negative
+// result below 2^32 (all Loom allows), its value.
+var wideIndexOK = map[string]bool{"add": true, "sub": true, "mul": true, "madd": true,
+	"andi": true, "ori": true, "xori": true, "shli": true, "shrui": true}
+
+// refuseWide reports a wide operand of an op that would read it signed.
+func refuseWide(op *loom.Op, a []*val) error {
+	for _, v := range a {
+		if v.wide {
+			return unsupported(op, "an index operand that may exceed 2^31-1 (a 32-bit index carrier holds it unsigned); PTX lowers add, sub, mul, madd, bitwise ops, shrui, unsigned compares and widening of such values")
+		}
+	}
+	return nil
+}
+
+func anyWide(a []*val) bool {
+	for _, v := range a {
+		if v.wide {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *emitter) arith(op *loom.Op, rest string) error {
+	if strings.HasPrefix(op.Name, "index.") && rest != "constant" && rest != "cast" && rest != "scale" && rest != "cmp" && rest != "assume" {
+		a, err := e.operands(op, 0)
+		if err != nil {
+			return err
+		}
+		if anyWide(a) {
+			if !wideIndexOK[rest] {
+				return refuseWide(op, a)
+			}
+			defer func() {
+				if len(op.Results) > 0 {
+					if v := e.vals[op.Results[0]]; v != nil {
+						c := *v
+						c.wide, c.known = true, false
+						e.vals[op.Results[0]] = &c
+					}
+				}
+			}()
+		}
+	}
 	switch rest {
 	case "constant":
 		return e.constant(op)
@@ -65,7 +112,7 @@ func (e *emitter) arith(op *loom.Op, rest string) error {
 		if err != nil {
 			return err
 		}
-		w := e.widen64(a[0], true)
+		w := e.widen64(a[0], !a[0].wide)
 		out := e.newVal(offsetType)
 		e.ins("mul.lo.s64 %s, %s, %s", out.reg, w.reg, a[1].reg)
 		return e.define(op, 0, out)
@@ -111,6 +158,17 @@ func (e *emitter) constant(op *loom.Op) error {
 	case loom.LitInt, loom.LitBool:
 		if isFloat(t) {
 			return e.define(op, 0, e.constFloat(t, float64(l.Int)))
+		}
+		if t.Kind == loom.TypeIndex && (l.Int < -1<<31 || l.Int >= 1<<31) {
+			// Loom's 32-bit index carrier holds [-2^31, 2^32); the upper
+			// half is a non-negative value held unsigned.
+			if l.Int < -1<<31 || l.Int >= 1<<32 {
+				return invalid(op.Pos, "index constant %d does not fit the 32-bit index carrier ([-2^31, 2^32))", l.Int)
+			}
+			out := e.newVal(t)
+			out.wide, out.nonneg = true, true
+			e.ins("mov.b32 %s, %d", out.reg, uint32(l.Int))
+			return e.define(op, 0, out)
 		}
 		return e.define(op, 0, e.constInt(t, l.Int))
 	case loom.LitFloat:
@@ -402,6 +460,11 @@ func (e *emitter) intCompare(op *loom.Op) error {
 	x, y := a[0], a[1]
 	if x.t == nil || !x.t.IsScalar() || isFloat(x.t) {
 		return invalid(op.Pos, "%s on %s", op.Name, typeName(x.t))
+	}
+	if p.sign == 's' {
+		if err := refuseWide(op, a); err != nil {
+			return err
+		}
 	}
 	if classOf(x.t) == cPred {
 		x, y = e.predToInt(x, p.sign == 's'), e.predToInt(y, p.sign == 's')

@@ -93,6 +93,10 @@ func (e *emitter) indexCast(op *loom.Op) error {
 		signed = false
 	case from.Kind == loom.TypeOffset:
 		signed = false
+	case x.wide:
+		if intBits(to) > 32 {
+			signed = false // a non-negative index held unsigned
+		}
 	}
 	xv := *x
 	xv.t = from

@@ -275,6 +275,9 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	if t == nil || (t.Kind != loom.TypeIndex && t.Kind != loom.TypeOffset) {
 		return invalid(op.Pos, "scf.for bounds of type %s", typeName(t))
 	}
+	if err := refuseWide(op, a[:3]); err != nil {
+		return err
+	}
 	if trips, ok := unrollTrips(op, lb, ub, step); ok {
 		return e.unrolledFor(op, lb, step, inits, trips)
 	}

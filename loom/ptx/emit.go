@@ -43,6 +43,11 @@ type val struct {
 	// multiple of (0: nothing known); scalar accesses test their address
 	// at run time when it is below the element size (unaligned.go).
 	nat int64
+	// wide marks an index that may lie in [2^31, 2^32): Loom's 32-bit
+	// index carrier holds such non-negative values unsigned (LOOM.md
+	// 6.1), so it widens by zero extension, and ops that would read it
+	// signed refuse it (wideIndexOK).
+	wide bool
 	// frag marks a vector holding a subgroup matrix fragment in the
 	// tensor cores' register layout (fragment.go); vec then holds those
 	// registers, not Loom's payload components.

@@ -210,11 +210,20 @@ func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
 		}
 		s := v.strides[k]
 		n := e.newReg(cRd)
+		sign := "s32"
+		if i.wide || s.wide {
+			// A wide index is non-negative, held unsigned: zero-extended
+			// against a stride known non-negative.
+			if !(s.wide || s.known && s.ci >= 0) || !(i.wide || i.known && i.ci >= 0) {
+				return "", unsupported(op, "an index that may exceed 2^31-1 times a stride of unknown sign")
+			}
+			sign = "u32"
+		}
 		if s.known && s.ci*size <= 1<<30 {
-			e.ins("mad.wide.s32 %s, %s, %d, %s", n, i.reg, s.ci*size, acc)
+			e.ins("mad.wide.%s %s, %s, %d, %s", sign, n, i.reg, s.ci*size, acc)
 		} else {
 			t := e.newReg(cRd)
-			e.ins("mul.wide.s32 %s, %s, %s", t, i.reg, s.reg)
+			e.ins("mul.wide.%s %s, %s, %s", sign, t, i.reg, s.reg)
 			e.ins("mad.lo.s64 %s, %s, %d, %s", n, t, size, acc)
 		}
 		acc = n
