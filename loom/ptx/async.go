@@ -147,11 +147,9 @@ func (e *emitter) copyBytes(op *loom.Op, tr *loom.AsyncTransfer, ss, ds, S, D st
 		// Test the alignment of both addresses; misaligned, copy in the
 		// chunks the known alignment allows (bytes at worst).
 		slowG := max(min(g, nat), 1)
-		t, p := e.newReg(cRd), e.newReg(cPred)
+		p := e.newReg(cPred)
 		slow := e.newLabel("async_bytes")
-		e.ins("or.b64 %s, %s, %s", t, S, D)
-		e.ins("and.b64 %s, %s, %d", t, t, g-1)
-		e.ins("setp.ne.b64 %s, %s, 0", p, t)
+		e.ins("or.pred %s, %s, %s", p, e.addrMisaligned(S, g), e.addrMisaligned(D, g))
 		e.ins("@%s bra %s", p, slow)
 		e.copyChunks(op, ss, ds, S, D, n, g, async)
 		e.ins("bra.uni %s", done)
@@ -198,15 +196,16 @@ func (e *emitter) copyChunks(op *loom.Op, ss, ds, S, D string, n, g int64, async
 		return
 	}
 	// for (off = 0; off < n; off += g) one(S+off, D+off)
-	off, s, d, p := e.newReg(cRd), e.newReg(cRd), e.newReg(cRd), e.newReg(cPred)
+	// n is a static footprint (far below 2^31): a 32-bit counter.
+	off, s, d, p := e.newReg(cR), e.addrLike(S), e.addrLike(D), e.newReg(cPred)
 	loop := e.newLabel("async_loop")
-	e.ins("mov.u64 %s, 0", off)
+	e.ins("mov.u32 %s, 0", off)
 	e.label(loop)
-	e.ins("add.s64 %s, %s, %s", s, S, off)
-	e.ins("add.s64 %s, %s, %s", d, D, off)
+	e.addrAddU32(s, S, off)
+	e.addrAddU32(d, D, off)
 	one(s, d)
-	e.ins("add.s64 %s, %s, %d", off, off, g)
-	e.ins("setp.lt.u64 %s, %s, %d", p, off, n)
+	e.ins("add.s32 %s, %s, %d", off, off, g)
+	e.ins("setp.lt.u32 %s, %s, %d", p, off, n)
 	e.ins("@%s bra %s", p, loop)
 }
 

@@ -24,15 +24,15 @@ func TestAsyncPTX(t *testing.T) {
 		count  map[string]int
 		none   []string
 	}{
-		{"async_stages", []string{`cp\.async\.ca\.shared\.global \[%rd\d+\], \[%rd\d+\], 16;`, `cp\.async\.cg\.shared\.global \[%rd\d+\], \[%rd\d+\], 16;`, `cp\.async\.wait_group 1;`, `cp\.async\.wait_group 0;`},
+		{"async_stages", []string{`cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 16;`, `cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16;`, `cp\.async\.wait_group 1;`, `cp\.async\.wait_group 0;`},
 			map[string]int{"cp.async.commit_group;": 2, "cp.async.wait_group": 2, "cp.async.ca.shared.global": 9, "cp.async.cg.shared.global": 1}, nil},
 		{"async_mask_tail", []string{`ld\.global\.u16`, `st\.shared\.u16`, `ld\.shared\.u16`, `st\.global\.u16`},
 			map[string]int{"cp.async.commit_group;": 2, "cp.async.wait_group 0;": 2}, []string{"cp.async.ca", "cp.async.cg"}},
-		{"async_gather_rows", []string{`%laneid`, `cp\.async\.ca\.shared\.global \[%rd\d+(\+\d+)?\], \[%rd\d+(\+\d+)?\], 4;`},
+		{"async_gather_rows", []string{`%laneid`, `cp\.async\.ca\.shared\.global \[%r\d+(\+\d+)?\], \[%rd\d+(\+\d+)?\], 4;`},
 			map[string]int{"cp.async.ca.shared.global": 3}, []string{"cp.async.cg"}},
-		{"async_gather_mask", []string{`cp\.async\.ca\.shared\.global \[%rd\d+\], \[%rd\d+\], 8;`, `cp\.async\.wait_group 1;`},
+		{"async_gather_mask", []string{`cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 8;`, `cp\.async\.wait_group 1;`},
 			map[string]int{"cp.async.commit_group;": 2}, nil},
-		{"async_long_rows", []string{`cp\.async\.ca\.shared\.global \[%rd\d+\+304\], \[%rd\d+\+304\], 16;`, `ld\.shared\.v4\.u32`, `st\.global\.v4\.u32`},
+		{"async_long_rows", []string{`cp\.async\.ca\.shared\.global \[%r\d+\+304\], \[%rd\d+\+304\], 16;`, `ld\.shared\.v4\.u32`, `st\.global\.v4\.u32`},
 			map[string]int{"cp.async.ca.shared.global": 21}, nil},
 	}
 	for _, tc := range cases {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ebitengine/purego"
@@ -41,22 +42,36 @@ func BenchmarkTensorCoreVersusCublas(b *testing.B) {
 		b.Fatalf("cublasCreate/cublasSetStream: status %d", st)
 	}
 	const size = 4096
-	for _, c := range []struct {
-		name, export string
-		elem         *loom.Type
-		bf16         int32
-	}{
-		{"f16_4096", "matmul_tc_f16", &loom.Type{Kind: loom.TypeFloat, Name: "f16", Bits: 16}, 0},
-		{"bf16_4096", "matmul_tc_bf16", &loom.Type{Kind: loom.TypeFloat, Name: "bf16", Bits: 16}, 1},
-	} {
-		b.Run(c.name, func(b *testing.B) {
+	file := "testdata/matmul_tc.loom"
+	if f := os.Getenv("LOOM_TC_KERNELS"); f != "" {
+		file = f
+	}
+	m := parse(b, file)
+	for _, kd := range m.Kernels {
+		// matmul_tc_<element>[_<variant>]: the element type names the
+		// cuBLAS side.
+		name, ok := strings.CutPrefix(kd.Export, "matmul_tc_")
+		if !ok {
+			continue
+		}
+		elem, _, _ := strings.Cut(name, "_")
+		var bf16 int32
+		switch elem {
+		case "f16":
+		case "bf16":
+			bf16 = 1
+		default:
+			b.Fatalf("%s: no cuBLAS side for element type %q", kd.Export, elem)
+		}
+		el := &loom.Type{Kind: loom.TypeFloat, Name: elem, Bits: 16}
+		b.Run(fmt.Sprintf("%s_%d", name, size), func(b *testing.B) {
 			gemm := func(a, bm, out uintptr) error {
-				if st := shimGemm(c.bf16, size, size, size, a, bm, out); st != 0 {
+				if st := shimGemm(bf16, size, size, size, a, bm, out); st != 0 {
 					return fmt.Errorf("cublasGemmEx: status %d", st)
 				}
 				return nil
 			}
-			benchTensorCore(b, ctx, s, c.export, c.elem, size, gemm)
+			benchTensorCore(b, ctx, s, m, kd.Export, el, size, gemm)
 		})
 	}
 }
@@ -73,8 +88,7 @@ func halfOperand(n int, seed uint32, el *loom.Type) ([]float32, []byte) {
 	return v, raw
 }
 
-func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error) {
-	m := parse(b, "testdata/matmul_tc.loom")
+func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Module, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error) {
 	k, err := Compile([]*loom.Module{m}, export, Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -23,7 +23,7 @@ func (e *emitter) phiFrom(src *val) *val {
 	if src.t != nil && src.t.IsScalar() {
 		out.reg = e.newReg(classOf(src.t))
 	} else {
-		out.reg = e.newReg(cRd)
+		out.reg = e.addrLike(src.reg)
 	}
 	for _, d := range src.dims {
 		out.dims = append(out.dims, e.phiFrom(d))
@@ -62,7 +62,7 @@ func (e *emitter) assign(pos loom.Pos, dst, src *val) error {
 		}
 		e.mov(dst, src)
 	} else {
-		e.ins("mov.b64 %s, %s", dst.reg, src.reg)
+		e.ins("mov.%s %s, %s", addrBits(dst.reg), dst.reg, src.reg)
 	}
 	for i := range dst.dims {
 		if err := e.assign(pos, dst.dims[i], src.dims[i]); err != nil {
@@ -455,8 +455,8 @@ func (e *emitter) sel(pos loom.Pos, c, a, b *val) (*val, error) {
 		out.reg = e.newReg(classOf(a.t))
 		e.ins("selp.%s %s, %s, %s, %s", movType(classOf(a.t)), out.reg, a.reg, b.reg, c.reg)
 	default:
-		out.reg = e.newReg(cRd)
-		e.ins("selp.b64 %s, %s, %s, %s", out.reg, a.reg, b.reg, c.reg)
+		out.reg = e.addrLike(a.reg)
+		e.ins("selp.%s %s, %s, %s, %s", addrBits(a.reg), out.reg, a.reg, b.reg, c.reg)
 	}
 	for i := range a.dims {
 		d, err := e.sel(pos, c, a.dims[i], b.dims[i])

@@ -284,7 +284,7 @@ func (e *emitter) laneBase(f *nativeFrag, base string, rowStride, colStride *val
 	if f.lay.Role == loom.FragmentRHS {
 		r, c = c, g
 	}
-	out := e.newReg(cRd)
+	out := e.addrLike(base)
 	e.offsetBy(out, base, r, rowStride, size)
 	e.offsetBy(out, out, c, colStride, size)
 	return out
@@ -293,12 +293,12 @@ func (e *emitter) laneBase(f *nativeFrag, base string, rowStride, colStride *val
 // offsetBy sets dst = base + n·stride·size (n a 32-bit register).
 func (e *emitter) offsetBy(dst, base, n string, stride *val, size int64) {
 	if stride.known {
-		e.ins("mad.wide.s32 %s, %s, %d, %s", dst, n, stride.ci*size, base)
+		e.addrMad(dst, n, stride.ci*size, base, false)
 		return
 	}
 	t := e.newReg(cR)
 	e.ins("mul.lo.s32 %s, %s, %s", t, n, stride.reg)
-	e.ins("mad.wide.s32 %s, %s, %d, %s", dst, t, size, base)
+	e.addrMad(dst, t, size, base, false)
 }
 
 // partAddr is the address of element (dr, dc) from the lane base.
@@ -310,7 +310,7 @@ func (e *emitter) partAddr(lb string, dr, dc int, rowStride, colStride *val, siz
 		}
 		return fmt.Sprintf("%s+%d", lb, off)
 	}
-	a := e.newReg(cRd)
+	a := e.addrLike(lb)
 	r, c := e.newReg(cR), e.newReg(cR)
 	e.ins("mov.b32 %s, %d", r, dr)
 	e.ins("mov.b32 %s, %d", c, dc)
@@ -414,9 +414,9 @@ func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, base 
 	l := e.lanes()
 	r, c := l.lo, l.hi16 // the row, and 16 bytes (8 halves or 16 bytes) along it
 	// Shared views hold shared-window addresses, which ldmatrix takes.
-	sa := e.newReg(cRd)
-	e.ins("mad.wide.s32 %s, %s, %d, %s", sa, r, rowStride.ci*size, base)
-	e.ins("mad.wide.u32 %s, %s, 1, %s", sa, c, sa)
+	sa := e.addrLike(base)
+	e.addrMad(sa, r, rowStride.ci*size, base, false)
+	e.addrMad(sa, c, 1, sa, true)
 	depth := f.lay.Cols
 	if !lhs {
 		depth = f.lay.Rows
@@ -470,8 +470,8 @@ func (e *emitter) warpTile(op *loom.Op, bytes int) (string, error) {
 	wid := e.newReg(cR)
 	tid := e.linearTid()
 	e.ins("shr.u32 %s, %s, 5", wid, tid.reg)
-	out := e.newReg(cRd)
-	e.ins("mad.wide.u32 %s, %s, %d, %s", out, wid, bytes, base)
+	out := e.addrLike(base)
+	e.addrMad(out, wid, int64(bytes), base, true)
 	return out, nil
 }
 
@@ -494,8 +494,8 @@ func (e *emitter) loomLane(lay loom.FragmentLayout, base string, size int64) (st
 		e.ins("mad.lo.s32 %s, %s, %d, %s", off, hi, cols, lo)
 		step = 2 * cols
 	}
-	a := e.newReg(cRd)
-	e.ins("mad.wide.u32 %s, %s, %d, %s", a, off, size, base)
+	a := e.addrLike(base)
+	e.addrMad(a, off, size, base, true)
 	return a, step * size
 }
 
@@ -626,7 +626,7 @@ func (e *emitter) storeLoomLayout(op *loom.Op, x *val, v *val, lay loom.Fragment
 			e.ins("add.s32 %s, %s, %d", r, hi, 2*i)
 			e.ins("mov.b32 %s, %s", col, lo)
 		}
-		a := e.newReg(cRd)
+		a := e.addrLike(base)
 		e.offsetBy(a, base, r, rowStride, size)
 		e.offsetBy(a, a, col, colStride, size)
 		e.storeFrom(v.elem, v.space, "", a, c)

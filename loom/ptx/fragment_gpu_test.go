@@ -3,6 +3,7 @@ package ptx
 import (
 	"encoding/binary"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +87,12 @@ func TestFragmentPTX(t *testing.T) {
 				t.Errorf("%s: no %s", export, instr)
 			}
 		}
+		// Workgroup memory is addressed in 32 bits (addr.go).
+		for _, l := range strings.Split(k.PTX, "\n") {
+			if (strings.Contains(l, ".shared") || strings.Contains(l, "__loom_dyn_smem")) && strings.Contains(l, "%rd") {
+				t.Errorf("%s: a 64-bit workgroup address: %s", export, strings.TrimSpace(l))
+			}
+		}
 	}
 }
 
@@ -135,11 +142,16 @@ func TestGPUFragments(t *testing.T) {
 
 // TestTensorCoreMatmulCPU checks the benchmark's Loom matmuls themselves
 // on the CPU executor against a Go matmul on exact inputs (so a kernel bug
-// cannot hide behind agreeing backends), at m = 128, n = 256, k = 128
-// (several steps through both workgroup buffers).
+// cannot hide behind agreeing backends), at m = n = 256, k = 128 (several
+// workgroups, several steps through every workgroup buffer).
+// LOOM_TC_KERNELS names another file of such kernels to check instead.
 func TestTensorCoreMatmulCPU(t *testing.T) {
-	m := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
-	const rows, cols, depth = 128, 256, 128
+	file := filepath.Join("testdata", "matmul_tc.loom")
+	if f := os.Getenv("LOOM_TC_KERNELS"); f != "" {
+		file = f
+	}
+	m := parse(t, file)
+	const rows, cols, depth = 256, 256, 128
 	for _, kd := range m.Kernels {
 		export := kd.Export
 		// The kernel copies its operands as i32 words: the element type

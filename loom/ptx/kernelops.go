@@ -180,7 +180,6 @@ func (e *emitter) workgroupStorage(op *loom.Op) error {
 		align = a.Value.Int
 	}
 	e.dynAlign = max(e.dynAlign, align)
-	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: "shared", align: align, nat: align}
-	e.ins("mov.u64 %s, %s", out.reg, dynSmem)
+	out := &val{t: resultType(op, 0), reg: e.addrSymbol("shared", dynSmem), space: "shared", align: align, nat: align}
 	return e.define(op, 0, out)
 }

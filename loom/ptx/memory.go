@@ -152,9 +152,14 @@ func (e *emitter) bufferView(op *loom.Op) error {
 	out := &val{t: resultType(op, 0), space: b.space, reg: b.reg, alignPred: b.alignPred}
 	out.align = min(b.align, pow2Of(off)) // off counts bytes
 	out.nat = min(b.nat, pow2Of(off))
-	if !(off.known && off.ci == 0) {
-		out.reg = e.newReg(cRd)
-		e.ins("add.s64 %s, %s, %s", out.reg, b.reg, off.reg)
+	switch {
+	case off.known && off.ci == 0:
+	case off.known:
+		out.reg = e.addrLike(b.reg)
+		e.addrAddImm(out.reg, b.reg, off.ci)
+	default:
+		out.reg = e.addrLike(b.reg)
+		e.addrAddOffset(out.reg, b.reg, off.reg)
 	}
 	if err := e.shapeView(out, out.t, op.Pos); err != nil {
 		return err
@@ -190,14 +195,14 @@ func (e *emitter) alloca(op *loom.Op) error {
 	}
 	name := fmt.Sprintf("%s_%d", prefix, len(e.statics))
 	e.statics = append(e.statics, fmt.Sprintf(".%s .align %d .b8 %s[%d]", space, align, name, size))
-	out := &val{t: resultType(op, 0), reg: e.newReg(cRd), space: space, align: align, nat: align}
-	e.ins("mov.u64 %s, %s", out.reg, name)
+	out := &val{t: resultType(op, 0), reg: e.addrSymbol(space, name), space: space, align: align, nat: align}
 	return e.define(op, 0, out)
 }
 
-// address computes base + Σ idx_k·stride_k·size in 64 bits: each index
-// (a 32-bit index) is widened by mad.wide/mul.wide, so the sum does not
-// wrap even when the element offset exceeds 2^31.
+// address computes base + Σ idx_k·stride_k·size: for global and local
+// views in 64 bits, each index (a 32-bit index) widened by
+// mad.wide/mul.wide so the sum does not wrap even when the element offset
+// exceeds 2^31; for workgroup views in 32 bits (addr.go).
 func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
 	if len(idx) != len(v.strides) {
 		return "", invalid(op.Pos, "%s: %d indices for a rank-%d view", op.Name, len(idx), len(v.strides))
@@ -209,22 +214,20 @@ func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
 			return "", invalid(op.Pos, "%s: index %d has type %s, want index", op.Name, k, typeName(i.t))
 		}
 		s := v.strides[k]
-		n := e.newReg(cRd)
-		sign := "s32"
+		n := e.addrLike(acc)
+		unsigned := false
 		if i.wide || s.wide {
 			// A wide index is non-negative, held unsigned: zero-extended
 			// against a stride known non-negative.
 			if !(s.wide || s.known && s.ci >= 0) || !(i.wide || i.known && i.ci >= 0) {
 				return "", unsupported(op, "an index that may exceed 2^31-1 times a stride of unknown sign")
 			}
-			sign = "u32"
+			unsigned = true
 		}
 		if s.known && s.ci*size <= 1<<30 {
-			e.ins("mad.wide.%s %s, %s, %d, %s", sign, n, i.reg, s.ci*size, acc)
+			e.addrMad(n, i.reg, s.ci*size, acc, unsigned)
 		} else {
-			t := e.newReg(cRd)
-			e.ins("mul.wide.%s %s, %s, %s", sign, t, i.reg, s.reg)
-			e.ins("mad.lo.s64 %s, %s, %d, %s", n, t, size, acc)
+			e.addrMadReg(n, i.reg, s.reg, size, acc, unsigned)
 		}
 		acc = n
 	}

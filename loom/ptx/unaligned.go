@@ -46,13 +46,13 @@ func byteAddr(addr string, k int) string {
 func (e *emitter) alignPreds(addr string, size int, mask string) (plain, bytewise string) {
 	a := addr
 	if base, off, ok := strings.Cut(addr, "+"); ok {
-		a = e.newReg(cRd)
-		e.ins("add.s64 %s, %s, %s", a, base, off)
+		a = e.addrLike(base)
+		e.ins("add.s%s %s, %s, %s", addrBits(base)[1:], a, base, off)
 	}
-	t := e.newReg(cRd)
+	t := e.addrLike(a)
 	al := e.newReg(cPred)
-	e.ins("and.b64 %s, %s, %d", t, a, size-1)
-	e.ins("setp.eq.b64 %s, %s, 0", al, t)
+	e.ins("and.%s %s, %s, %d", addrBits(a), t, a, size-1)
+	e.ins("setp.eq.%s %s, %s, 0", addrBits(a), al, t)
 	mis := e.newReg(cPred)
 	e.ins("not.pred %s, %s", mis, al)
 	if mask == "" {

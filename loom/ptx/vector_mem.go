@@ -238,14 +238,12 @@ func (e *emitter) vecMemory(op *loom.Op, rest string) error {
 				continue
 			}
 			s := v.strides[rank-len(shape)+k]
-			next := e.newReg(cRd)
+			next := e.addrLike(addr)
 			if s.known {
-				e.ins("add.s64 %s, %s, %d", next, addr, pos*s.ci*size)
+				e.addrAddImm(next, addr, pos*s.ci*size)
 				rowAlign = min(rowAlign, pow2Of(&val{known: true, ci: pos * s.ci * size}))
 			} else {
-				t := e.newReg(cRd)
-				e.ins("mul.wide.s32 %s, %s, %d", t, s.reg, pos*size)
-				e.ins("add.s64 %s, %s, %s", next, addr, t)
+				e.addrMad(next, s.reg, pos*size, addr, false)
 				rowAlign = min(rowAlign, pow2Of(s)*pow2Of(&val{known: true, ci: pos * size}))
 			}
 			addr = next
@@ -259,9 +257,8 @@ func (e *emitter) vecMemory(op *loom.Op, rest string) error {
 					}
 					return fmt.Sprintf("%s+%d", addr, j*size)
 				}
-				t := e.newReg(cRd)
-				e.ins("mul.wide.s32 %s, %s, %d", t, lastStride.reg, j*size)
-				e.ins("add.s64 %s, %s, %s", t, addr, t)
+				t := e.addrLike(addr)
+				e.addrMad(t, lastStride.reg, j*size, addr, false)
 				return t
 			}
 			if w := e.vectorWidth(v, row-j, size, rowAlign, j, contiguous && !masked && !needsGuard(v)); w > 1 {

@@ -1,0 +1,119 @@
+package ptx
+
+import "strings"
+
+// Workgroup (shared) memory is addressed with 32-bit registers, as nvcc
+// does: a shared-window address is below the per-block limit (228 KiB on
+// sm_90), so every in-bounds byte offset fits in 32 bits, each address
+// takes one register instead of two, and ptxas folds constant offsets of
+// 32-bit sums into the access ([r+imm]), which it cannot do through the
+// sign extension of mad.wide. Global and local addresses stay 64-bit. The
+// register's class tells which an address is: the helpers below emit the
+// arithmetic of the base's width.
+
+// addr32 reports whether an address register (or register+immediate) is a
+// 32-bit shared-window address.
+func addr32(reg string) bool {
+	return strings.HasPrefix(reg, classPrefix[cR]) && !strings.HasPrefix(reg, classPrefix[cRd])
+}
+
+// addrClass is the register class of addresses in a state space.
+func addrClass(space string) class {
+	if space == "shared" {
+		return cR
+	}
+	return cRd
+}
+
+// addrLike returns a fresh register of base's width.
+func (e *emitter) addrLike(base string) string {
+	if addr32(base) {
+		return e.newReg(cR)
+	}
+	return e.newReg(cRd)
+}
+
+// addrMad sets dst = base + n·scale for a 32-bit register n, signed
+// (mad.wide.s32 for 64-bit bases) or unsigned.
+func (e *emitter) addrMad(dst, n string, scale int64, base string, unsigned bool) {
+	switch {
+	case addr32(base):
+		e.ins("mad.lo.s32 %s, %s, %d, %s", dst, n, scale, base)
+	case unsigned:
+		e.ins("mad.wide.u32 %s, %s, %d, %s", dst, n, scale, base)
+	default:
+		e.ins("mad.wide.s32 %s, %s, %d, %s", dst, n, scale, base)
+	}
+}
+
+// addrMadReg sets dst = base + n·s·scale for 32-bit registers n and s,
+// their product widened signed or unsigned for a 64-bit base.
+func (e *emitter) addrMadReg(dst, n, s string, scale int64, base string, unsigned bool) {
+	if addr32(base) {
+		t := e.newReg(cR)
+		e.ins("mul.lo.s32 %s, %s, %s", t, n, s)
+		e.ins("mad.lo.s32 %s, %s, %d, %s", dst, t, scale, base)
+		return
+	}
+	sign := "s32"
+	if unsigned {
+		sign = "u32"
+	}
+	t := e.newReg(cRd)
+	e.ins("mul.wide.%s %s, %s, %s", sign, t, n, s)
+	e.ins("mad.lo.s64 %s, %s, %d, %s", dst, t, scale, base)
+}
+
+// addrAddImm sets dst = base + imm.
+func (e *emitter) addrAddImm(dst, base string, imm int64) {
+	if addr32(base) {
+		e.ins("add.s32 %s, %s, %d", dst, base, imm)
+		return
+	}
+	e.ins("add.s64 %s, %s, %d", dst, base, imm)
+}
+
+// addrAddOffset sets dst = base + off for a 64-bit byte offset register.
+func (e *emitter) addrAddOffset(dst, base, off string) {
+	if addr32(base) {
+		t := e.newReg(cR)
+		e.ins("cvt.u32.u64 %s, %s", t, off)
+		e.ins("add.s32 %s, %s, %s", dst, base, t)
+		return
+	}
+	e.ins("add.s64 %s, %s, %s", dst, base, off)
+}
+
+// addrAddU32 sets dst = base + off for an unsigned 32-bit register off.
+func (e *emitter) addrAddU32(dst, base, off string) {
+	e.addrMad(dst, off, 1, base, true)
+}
+
+// addrMisaligned returns a predicate that holds when addr is not a
+// multiple of g (a power of two).
+func (e *emitter) addrMisaligned(addr string, g int64) string {
+	t, p := e.addrLike(addr), e.newReg(cPred)
+	e.ins("and.%s %s, %s, %d", addrBits(addr), t, addr, g-1)
+	e.ins("setp.ne.%s %s, %s, 0", addrBits(addr), p, t)
+	return p
+}
+
+// addrSymbol returns a fresh register holding the address of a variable
+// of the state space.
+func (e *emitter) addrSymbol(space, name string) string {
+	r := e.newReg(addrClass(space))
+	if addr32(r) {
+		e.ins("mov.u32 %s, %s", r, name)
+	} else {
+		e.ins("mov.u64 %s, %s", r, name)
+	}
+	return r
+}
+
+// addrBits is the PTX bit-width suffix (b32/b64) of an address register.
+func addrBits(reg string) string {
+	if addr32(reg) {
+		return "b32"
+	}
+	return "b64"
+}
