@@ -136,6 +136,8 @@ type lowering struct {
 	out  []*Op // the replacement of the op being rewritten
 	cur  *Op
 	errs ErrorList
+	// cfgMade holds the regions structureCFG built (lower_cfg.go).
+	cfgMade map[*Region]bool
 }
 
 func (l *lowering) module(m *Module) (*Module, error) {
@@ -216,8 +218,18 @@ func (l *lowering) region(r *Region) *Region {
 	var ops []*Op
 	changed := false
 	src := r.Ops
-	if e := checkAsyncStream(src); e != nil {
+	if e := checkAsyncStream(src); e != nil && !l.cfgMade[r] {
 		l.errs = append(l.errs, e)
+	}
+	if hasCFG(src) {
+		l.cur = nil
+		ops, err := l.structureCFG(r, src)
+		l.out, l.cur = nil, nil
+		if err != nil {
+			l.errs = append(l.errs, err.(*Error))
+			return r
+		}
+		src, changed = ops, true
 	}
 	for d := l.dynamicLanes(src); d != nil; d = l.dynamicLanes(src) {
 		src, changed = d, true

@@ -76,8 +76,9 @@ func genKernel(data []byte, perGroup bool) string {
 	// go test with two workers, stay the race-free kernels they were.
 	kinds := 16
 	if perGroup {
-		kinds = 29
+		kinds = 30
 	}
+	labels := 0
 	var emit func(depth int, indent string)
 	emit = func(depth int, indent string) {
 		count := next()%6 + 1
@@ -287,6 +288,49 @@ func genKernel(data []byte, perGroup bool) string {
 				w("%s = scalar.fptrunc %s : f32 to %s", h, pick(flts), f)
 				w("%s = scalar.extf %s : %s to f32", r, h, f)
 				flts = append(flts, r)
+			case 29:
+				// Unstructured control flow at the body's top level (the
+				// shared lowering structures it): a diamond whose join
+				// takes a block argument, or a loop formed by a back
+				// edge with a capped trip count.
+				if depth > 0 {
+					continue
+				}
+				labels++
+				l := labels
+				ni, nn, nf := len(idxs), len(ints), len(flts)
+				c := fresh()
+				if next()%2 == 0 {
+					w("%s = index.cmp slt, %s, %s : index", c, pick(idxs), pick(idxs))
+					w("cfg.cond_br %s, ^t%d, ^e%d", c, l, l)
+					for _, arm := range []string{"t", "e"} {
+						b.WriteString(fmt.Sprintf("^%s%d:\n", arm, l))
+						emit(depth+1, indent)
+						w("cfg.br ^j%d(%s: f32)", l, pick(flts))
+						idxs, ints, flts = idxs[:ni], ints[:nn], flts[:nf]
+					}
+					r := fresh()
+					b.WriteString(fmt.Sprintf("^j%d(%s: f32):\n", l, r))
+					flts = append(flts, r)
+					continue
+				}
+				span, hi, acc, iv, next1, acc1 := fresh(), fresh(), fresh(), fresh(), fresh(), fresh()
+				w("%s = index.constant 16 : index", span)
+				from := pick(idxs)
+				w("%s = index.add %s, %s : index", hi, from, span)
+				w("cfg.br ^h%d(%s: f32, %s: index)", l, pick(flts), from)
+				b.WriteString(fmt.Sprintf("^h%d(%s: f32, %s: index):\n", l, acc, iv))
+				w("%s = index.cmp slt, %s, %s : index", c, iv, hi)
+				w("cfg.cond_br %s, ^b%d, ^x%d", c, l, l)
+				b.WriteString(fmt.Sprintf("^b%d:\n", l))
+				idxs, flts = append(idxs, iv), append(flts, acc)
+				emit(depth+1, indent)
+				w("%s = scalar.addf %s, %s : f32", acc1, acc, pick(flts))
+				w("%s = index.add %s, %%c1 : index", next1, iv)
+				w("cfg.br ^h%d(%s: f32, %s: index)", l, acc1, next1)
+				idxs, ints, flts = idxs[:ni], ints[:nn], flts[:nf]
+				b.WriteString(fmt.Sprintf("^x%d:\n", l))
+				flts = append(flts, acc)
 			}
 		}
 	}
@@ -314,6 +358,9 @@ func FuzzRun(f *testing.F) {
 	f.Add([]byte{5, 25, 0, 0, 2, 5, 7, 1, 1, 25, 0, 0, 3, 4, 5, 0, 26, 2, 1, 0, 0, 0, 25, 0, 0, 5, 1})
 	// Dynamic lane counts and FP8 round trips (kinds 27 and 28).
 	f.Add([]byte{4, 27, 1, 2, 0, 0, 28, 0, 1, 27, 0, 0, 1, 1, 28, 1, 0})
+	// cfg diamonds and back-edge loops at the top level (kind 29).
+	f.Add([]byte{4, 29, 0, 1, 2, 2, 3, 0, 1, 4, 1, 9, 1, 2, 29, 1, 3, 2, 2, 3, 0, 1, 5, 10, 0, 2})
+	f.Add([]byte{5, 29, 1, 0, 2, 1, 14, 3, 0, 1, 2, 29, 0, 3, 0, 2, 15, 1, 2, 12, 0, 1, 1, 9, 0, 0, 10, 1, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 400 {
 			return

@@ -146,7 +146,9 @@ func FuzzCompile(f *testing.F) {
 		"../testdata/fragment_mma.loom", "testdata/matmul_tc.loom",
 		// The shared lowering's ops (loom.Lower), alignment guards and providers.
 		"../testdata/ops_bits.loom", "../testdata/ops_math.loom", "../testdata/ops_misc.loom",
-		"../testdata/unaligned_access.loom", "../testdata/target_providers.loom"} {
+		"../testdata/unaligned_access.loom", "../testdata/target_providers.loom",
+		// Unstructured control flow, structured by the shared lowering.
+		"../testdata/cfg_flow.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

@@ -1,0 +1,170 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// The kernels of loom/testdata/cfg_flow.loom (unstructured control flow,
+// structured by the shared lowering) against Go references, exactly.
+
+const cfgN = 150 // two full workgroups of 64 and a partial one
+
+func cfgRun(t *testing.T, export string, scalars []Arg, src []int32, outLen int) []int32 {
+	t.Helper()
+	r := compileRun(t, corpus(t, "cfg_flow.loom"), export, Options{})
+	dst := make([]byte, 4*outLen)
+	args := append([]Arg{idx(cfgN)}, scalars...)
+	args = append(args, buf(i32bytes(src)), buf(dst))
+	r.run(wl(cfgN), args...)
+	return bytesI32(dst)
+}
+
+func TestCFGCollatz(t *testing.T) {
+	src := opsWords(cfgN)
+	want := make([]int32, cfgN)
+	for i, w := range src {
+		x, steps := (w&1023)+1, int32(0)
+		for x != 1 && steps < 60 {
+			if x&1 != 0 {
+				x = 3*x + 1
+			} else {
+				x >>= 1
+			}
+			steps++
+		}
+		if x != 1 {
+			steps = -steps
+		}
+		want[i] = steps
+	}
+	exactI32(t, "cfg_collatz", cfgRun(t, "cfg_collatz", nil, src, cfgN), want)
+}
+
+func TestCFGDiamond(t *testing.T) {
+	src := opsWords(cfgN)
+	want := make([]int32, cfgN)
+	for i, v := range src {
+		if v < 0 {
+			want[i] = -v + 1
+		} else {
+			want[i] = v * 2
+		}
+	}
+	exactI32(t, "cfg_diamond", cfgRun(t, "cfg_diamond", nil, src, cfgN), want)
+}
+
+func TestCFGNested(t *testing.T) {
+	src := opsWords(cfgN)
+	want := make([]int32, cfgN)
+	for i, w := range src {
+		want[i] = func() int32 {
+			m, acc := w&7, int32(0)
+			for a := int32(0); a < m; a++ {
+				for b := int32(0); b <= a; b++ {
+					q := acc + a*b + 1
+					if q > 40 {
+						return q + 1000
+					}
+					acc = q
+				}
+			}
+			return acc
+		}()
+	}
+	got := cfgRun(t, "cfg_nested", nil, src, cfgN)
+	exactI32(t, "cfg_nested", got, want)
+	early := 0
+	for _, v := range want {
+		if v > 1000 {
+			early++
+		}
+	}
+	if early == 0 || early == cfgN {
+		t.Fatalf("inputs leave both loops early in %d of %d invocations; want some of each", early, cfgN)
+	}
+}
+
+func TestCFGBarrier(t *testing.T) {
+	src := opsWords(cfgN)
+	want := make([]int32, cfgN)
+	for i, v := range src {
+		base, lid := i/64*64, i%64
+		m := base + 63 - lid
+		w := v
+		if m < cfgN {
+			w = src[m]
+		}
+		want[i] = v + w
+	}
+	exactI32(t, "cfg_barrier", cfgRun(t, "cfg_barrier", nil, src, cfgN), want)
+}
+
+func TestCFGUniform(t *testing.T) {
+	src := opsWords(cfgN)
+	for _, mode := range []int32{0, 1} {
+		want := make([]int32, cfgN)
+		for i := range want {
+			// Subgroups of 32 lanes; lanes past the end read the last word.
+			s0 := i / 32 * 32
+			r := int32(0)
+			if mode == 1 {
+				r = -1 << 31
+			}
+			for l := s0; l < s0+32; l++ {
+				v := src[min(l, cfgN-1)]
+				if mode == 0 {
+					r += v
+				} else {
+					r = max(r, v)
+				}
+			}
+			want[i] = r - src[i]
+		}
+		got := cfgRun(t, "cfg_uniform", []Arg{{Bits: uint64(uint32(mode))}}, src, cfgN)
+		exactI32(t, "cfg_uniform", got, want)
+	}
+}
+
+func TestCFGSearch(t *testing.T) {
+	src := opsWords(8 * cfgN)
+	for i := range src {
+		src[i] &= 7
+	}
+	for _, key := range []int32{2, 7} {
+		want := make([]int32, cfgN)
+		for i := range want {
+			want[i] = -1
+			for j := 0; j < 8; j++ {
+				if src[8*i+j] == key&3 {
+					want[i] = int32(j)
+					break
+				}
+			}
+		}
+		got := cfgRun(t, "cfg_search", []Arg{{Bits: uint64(uint32(key))}}, src, cfgN)
+		exactI32(t, "cfg_search", got, want)
+	}
+}
+
+// TestCFGStructured checks the lowering leaves no cfg op for the executor
+// and reconverges the diamond with an scf.if whose results are the join's
+// block arguments.
+func TestCFGStructured(t *testing.T) {
+	m := corpus(t, "cfg_flow.loom")
+	out, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := loom.Dump(out[0])
+	if strings.Contains(d, "cfg.") || strings.Contains(d, "^") {
+		t.Fatalf("cfg ops left after lowering:\n%s", d)
+	}
+	for _, want := range []string{"scf.while", "scf.condition", "scf.if"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("lowered corpus lacks %s", want)
+		}
+	}
+}

@@ -1,0 +1,1019 @@
+package loom
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Unstructured control flow. A region written as cfg blocks (LOOM.md §2:
+// `^label(%arg: T):` blocks ending in cfg.br, cfg.cond_br or a return) is
+// rewritten by the shared lowering into the structured ops both backends
+// run, so neither needs branches of its own:
+//
+//   - a conditional branch becomes scf.if; its arms run up to the branch's
+//     immediate post-dominator (where divergent invocations reconverge, as
+//     on a GPU), whose block arguments become the if's results;
+//   - a natural loop (a header and the blocks that branch back to it)
+//     becomes scf.while; its whole body runs in the before region and
+//     ends in a tuple (kind, header arguments, exit payload): kind 0
+//     continues with the header arguments, kind k leaves through the k-th
+//     exit with that exit block's arguments and the loop's values used
+//     after it. A dispatch on kind after the loop continues at the exit;
+//   - a branch whose arms never reconverge before the kernel returns (an
+//     early exit) puts the returning arms in scf.if, where kernel.return
+//     retires their invocations, and continues with the remaining arm in
+//     place, so barriers after it see only the invocations still running.
+//
+// Function bodies and nested regions with several returns are given one
+// return block first, so they always reconverge before returning.
+// Irreducible control flow (a cycle with two entries), endless loops and
+// malformed blocks are errors at their position.
+
+// hasCFG reports whether ops are written as cfg blocks.
+func hasCFG(ops []*Op) bool {
+	for _, op := range ops {
+		if isBlockLabel(op) || strings.HasPrefix(op.Name, "cfg.") {
+			return true
+		}
+	}
+	return false
+}
+
+// cfgBlock is one block of an unstructured region.
+type cfgBlock struct {
+	name  string
+	pos   Pos
+	args  []*Value
+	ops   []*Op // the block's ops before its terminator
+	term  *Op
+	succ  []cfgEdge
+	cond  *Value   // cfg.cond_br's condition (succ[0] when true)
+	loop  *cfgLoop // the innermost loop holding the block
+	head  *cfgLoop // the loop the block heads
+	reach bool
+}
+
+// cfgEdge is a branch to block to, passing args to its arguments.
+type cfgEdge struct {
+	to   int
+	args []*Value
+}
+
+// cfgLoop is a natural loop: a header and the blocks that reach a branch
+// back to it without passing it.
+type cfgLoop struct {
+	header  int
+	body    []bool
+	parent  *cfgLoop
+	exits   []int    // blocks outside the loop it branches to, in block order
+	liveOut []*Value // values defined in the loop and used after it
+}
+
+// cfgGraph is the state of structuring one region.
+type cfgGraph struct {
+	l        *lowering
+	blocks   []*cfgBlock
+	idom     []int
+	loops    []*cfgLoop
+	defBlock map[*Value]int
+	trueV    *Value
+	budget   int // ops the output may still hold (bounds tail duplication)
+	pdCache  map[*cfgLoop][]int
+}
+
+// cfgErr is an error at pos about unstructured control flow.
+func cfgErr(pos Pos, format string, args ...any) error {
+	return &Error{Pos: pos, Class: ErrInvalid, Msg: "cfg: " + fmt.Sprintf(format, args...)}
+}
+
+// structureCFG rewrites a region written as cfg blocks into structured ops.
+func (l *lowering) structureCFG(r *Region, ops []*Op) ([]*Op, error) {
+	g := &cfgGraph{l: l, defBlock: map[*Value]int{}, pdCache: map[*cfgLoop][]int{}, budget: 8*len(ops) + 256}
+	if err := g.split(r, ops); err != nil {
+		return nil, err
+	}
+	if err := g.mergeReturns(); err != nil {
+		return nil, err
+	}
+	if err := g.analyse(); err != nil {
+		return nil, err
+	}
+	pd, err := g.postdoms(nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Op
+	g.at(g.blocks[0].term)
+	g.trueV = l.intConst(typeOfBits(1), 1)
+	out = append(out, g.take()...)
+	if _, err := g.seq(&cfgCtx{ipdom: pd}, 0, nil, len(g.blocks), &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// made records regions the structuring built from a region's blocks: the
+// block-level checks (checkAsyncStream) ran on the blocks already.
+func (l *lowering) made(rs ...*Region) {
+	if l.cfgMade == nil {
+		l.cfgMade = map[*Region]bool{}
+	}
+	for _, r := range rs {
+		l.cfgMade[r] = true
+	}
+}
+
+// at makes op the position of the ops emitted next.
+func (g *cfgGraph) at(op *Op) { g.l.cur, g.l.out = op, nil }
+
+// take returns the ops emitted since at.
+func (g *cfgGraph) take() []*Op {
+	o := g.l.out
+	g.l.out = nil
+	return o
+}
+
+// split cuts ops into blocks at their labels and resolves the branches.
+func (g *cfgGraph) split(r *Region, ops []*Op) error {
+	cur := &cfgBlock{name: "the entry block", pos: r.Pos}
+	byName := map[string]int{}
+	var labels []*Op
+	closeBlock := func(next Pos) error {
+		if cur.term == nil {
+			if len(g.blocks) == 0 && len(cur.ops) == 0 {
+				return nil // the region starts with a label
+			}
+			return cfgErr(next, "%s does not end in a branch or a return before the next label", cur.name)
+		}
+		g.blocks = append(g.blocks, cur)
+		return nil
+	}
+	for _, op := range ops {
+		if isBlockLabel(op) {
+			if err := closeBlock(op.Pos); err != nil {
+				return err
+			}
+			if _, dup := byName[op.Name]; dup {
+				return cfgErr(op.Pos, "block %s is defined twice", op.Name)
+			}
+			cur = &cfgBlock{name: op.Name, pos: op.Pos, args: op.Results}
+			byName[op.Name] = len(g.blocks)
+			labels = append(labels, op)
+			continue
+		}
+		if cur.term != nil {
+			return cfgErr(op.Pos, "%s after the terminator of %s", op.Name, cur.name)
+		}
+		switch op.Name {
+		case "cfg.br", "cfg.cond_br", "kernel.return", "func.return", "scf.yield":
+			cur.term = op
+		default:
+			if strings.HasPrefix(op.Name, "cfg.") {
+				return cfgErr(op.Pos, "%s is not a cfg op (cfg has cfg.br and cfg.cond_br)", op.Name)
+			}
+			cur.ops = append(cur.ops, op)
+		}
+	}
+	if err := closeBlock(r.End); err != nil {
+		return err
+	}
+	if len(g.blocks) == 0 {
+		return cfgErr(r.Pos, "region has no blocks")
+	}
+	if len(g.blocks[0].args) > 0 {
+		return cfgErr(g.blocks[0].pos, "the entry block %s takes arguments, which nothing passes", g.blocks[0].name)
+	}
+	for i, b := range g.blocks {
+		for _, v := range b.args {
+			g.defBlock[v] = i
+		}
+		for _, op := range b.ops {
+			for _, v := range op.Results {
+				g.defBlock[v] = i
+			}
+		}
+		t := b.term
+		target := func(w int) (int, error) {
+			if w >= len(t.Words) || !strings.HasPrefix(t.Words[w], "^") {
+				return 0, cfgErr(t.Pos, "%s needs a successor block", t.Name)
+			}
+			to, ok := byName[t.Words[w]]
+			if !ok {
+				return 0, cfgErr(t.Pos, "%s: no block %s in this region", t.Name, t.Words[w])
+			}
+			return to, nil
+		}
+		switch t.Name {
+		case "cfg.br":
+			to, err := target(0)
+			if err != nil {
+				return err
+			}
+			args := make([]*Value, len(t.Operands))
+			for j, o := range t.Operands {
+				args[j] = o.Value
+			}
+			if err := g.checkArgs(t, to, args); err != nil {
+				return err
+			}
+			b.succ = []cfgEdge{{to: to, args: args}}
+		case "cfg.cond_br":
+			if len(t.Operands) != 1 || t.Operands[0].Value == nil {
+				return cfgErr(t.Pos, "cfg.cond_br takes one i1 condition and no block arguments (branch through a cfg.br block to pass values)")
+			}
+			c := t.Operands[0].Value
+			if c.Type == nil || c.Type.Kind != TypeInt || c.Type.Bits != 1 {
+				return cfgErr(t.Operands[0].Pos, "cfg.cond_br condition %%%s is %s, not i1", c.Name, c.Type)
+			}
+			for w := 0; w < 2; w++ {
+				to, err := target(w)
+				if err != nil {
+					return err
+				}
+				if err := g.checkArgs(t, to, nil); err != nil {
+					return err
+				}
+				b.succ = append(b.succ, cfgEdge{to: to})
+			}
+			b.cond = c
+		}
+	}
+	return nil
+}
+
+// checkArgs checks a branch passes block to's arguments.
+func (g *cfgGraph) checkArgs(t *Op, to int, args []*Value) error {
+	want := g.blocks[to].args
+	if len(args) != len(want) {
+		return cfgErr(t.Pos, "%s passes %d values to %s, which takes %d", t.Name, len(args), g.blocks[to].name, len(want))
+	}
+	for i, a := range args {
+		if a == nil || a.Type == nil {
+			return cfgErr(t.Pos, "%s: block argument %d has no known type", t.Name, i)
+		}
+		if want[i].Type != nil && !sameType(a.Type, want[i].Type) {
+			return cfgErr(t.Pos, "%s passes %%%s of type %s to %%%s of %s, of type %s", t.Name, a.Name, a.Type, want[i].Name, g.blocks[to].name, want[i].Type)
+		}
+	}
+	return nil
+}
+
+// mergeReturns gives a region with several func.return or scf.yield
+// blocks one return block, which the others branch to: a function's
+// invocations then reconverge before they return.
+func (g *cfgGraph) mergeReturns() error {
+	var rets []int
+	for i, b := range g.blocks {
+		if b.term.Name == "func.return" || b.term.Name == "scf.yield" {
+			rets = append(rets, i)
+		}
+	}
+	if len(rets) < 2 {
+		return nil
+	}
+	first := g.blocks[rets[0]].term
+	rb := &cfgBlock{name: "the return block", pos: first.Pos}
+	t := *first
+	t.Operands = nil
+	for i, o := range first.Operands {
+		if o.Value == nil || o.Value.Type == nil {
+			return cfgErr(o.Pos, "%s: returned value %d has no known type", first.Name, i)
+		}
+		g.l.n++
+		v := &Value{Name: fmt.Sprintf("lower.%d", g.l.n), Type: o.Value.Type, Pos: first.Pos}
+		rb.args = append(rb.args, v)
+		t.Operands = append(t.Operands, &Operand{Pos: o.Pos, Name: v.Name, Value: v})
+	}
+	rb.term = &t
+	ri := len(g.blocks)
+	g.blocks = append(g.blocks, rb)
+	for _, i := range rets {
+		b := g.blocks[i]
+		if b.term.Name != first.Name {
+			return cfgErr(b.term.Pos, "%s and %s end one region", b.term.Name, first.Name)
+		}
+		args := make([]*Value, len(b.term.Operands))
+		for j, o := range b.term.Operands {
+			args[j] = o.Value
+		}
+		if err := g.checkArgs(b.term, ri, args); err != nil {
+			return err
+		}
+		b.succ = []cfgEdge{{to: ri, args: args}}
+	}
+	return nil
+}
+
+// analyse finds dominators and loops, and refuses irreducible control flow.
+func (g *cfgGraph) analyse() error {
+	n := len(g.blocks)
+	succ := func(v int) []int {
+		var out []int
+		for _, e := range g.blocks[v].succ {
+			out = append(out, e.to)
+		}
+		return out
+	}
+	g.idom = idoms(n, 0, succ)
+	for i, b := range g.blocks {
+		b.reach = g.idom[i] >= 0
+	}
+	// A retreating edge of a depth-first walk must go to a block that
+	// dominates its source: otherwise a cycle has two entries.
+	state := make([]int8, n) // 0 new, 1 on the walk, 2 done
+	var walk func(v int) error
+	var backs [][2]int
+	walk = func(v int) error {
+		state[v] = 1
+		for _, w := range succ(v) {
+			switch state[w] {
+			case 0:
+				if err := walk(w); err != nil {
+					return err
+				}
+			case 1:
+				if !g.dominates(w, v) {
+					return cfgErr(g.blocks[v].term.Pos, "irreducible control flow: the branch from %s to %s enters a cycle that %s does not head (a cycle with two entries is not supported)", g.blocks[v].name, g.blocks[w].name, g.blocks[w].name)
+				}
+				backs = append(backs, [2]int{v, w})
+			}
+		}
+		state[v] = 2
+		return nil
+	}
+	if err := walk(0); err != nil {
+		return err
+	}
+	// Natural loops, one per header.
+	byHeader := map[int]*cfgLoop{}
+	preds := make([][]int, n)
+	for v := range g.blocks {
+		if !g.blocks[v].reach {
+			continue
+		}
+		for _, w := range succ(v) {
+			preds[w] = append(preds[w], v)
+		}
+	}
+	for _, be := range backs {
+		latch, h := be[0], be[1]
+		lp := byHeader[h]
+		if lp == nil {
+			lp = &cfgLoop{header: h, body: make([]bool, n)}
+			lp.body[h] = true
+			byHeader[h] = lp
+			g.loops = append(g.loops, lp)
+		}
+		stack := []int{latch}
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if lp.body[v] {
+				continue
+			}
+			lp.body[v] = true
+			stack = append(stack, preds[v]...)
+		}
+	}
+	size := func(lp *cfgLoop) int {
+		c := 0
+		for _, in := range lp.body {
+			if in {
+				c++
+			}
+		}
+		return c
+	}
+	// Innermost loops: the smallest loop holding each block.
+	for _, lp := range g.loops {
+		for v, in := range lp.body {
+			if !in {
+				continue
+			}
+			b := g.blocks[v]
+			if b.loop == nil || size(lp) < size(b.loop) {
+				b.loop = lp
+			}
+		}
+	}
+	for _, lp := range g.loops {
+		g.blocks[lp.header].head = lp
+		for _, o := range g.loops {
+			if o != lp && o.body[lp.header] && (lp.parent == nil || size(o) < size(lp.parent)) {
+				lp.parent = o
+			}
+		}
+	}
+	for _, lp := range g.loops {
+		seen := map[int]bool{}
+		for v, in := range lp.body {
+			if !in {
+				continue
+			}
+			for _, w := range succ(v) {
+				if !lp.body[w] && !seen[w] {
+					seen[w] = true
+					lp.exits = append(lp.exits, w)
+				}
+			}
+		}
+		if err := g.findLiveOuts(lp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findLiveOuts lists the values defined in lp that blocks after it use.
+func (g *cfgGraph) findLiveOuts(lp *cfgLoop) error {
+	seen := map[*Value]bool{}
+	use := func(v *Value) {
+		if d, ok := g.defBlock[v]; ok && lp.body[d] && !seen[v] {
+			seen[v] = true
+			lp.liveOut = append(lp.liveOut, v)
+		}
+	}
+	for i, b := range g.blocks {
+		if lp.body[i] || !b.reach {
+			continue
+		}
+		for _, op := range append(append([]*Op(nil), b.ops...), b.term) {
+			walkUses(op, use)
+		}
+		for _, e := range b.succ {
+			for _, a := range e.args {
+				use(a)
+			}
+		}
+	}
+	for _, v := range lp.liveOut {
+		if v.Type == nil {
+			return cfgErr(v.Pos, "%%%s is used after the loop at %s but has no known type", v.Name, g.blocks[lp.header].name)
+		}
+	}
+	return nil
+}
+
+// walkUses calls f with every value op and its regions use.
+func walkUses(op *Op, f func(*Value)) {
+	for _, o := range op.Operands {
+		if o.Value != nil {
+			f(o.Value)
+		}
+	}
+	for _, r := range op.Regions {
+		for _, in := range r.Ops {
+			walkUses(in, f)
+		}
+	}
+}
+
+// dominates reports whether block a dominates block b.
+func (g *cfgGraph) dominates(a, b int) bool {
+	for {
+		if a == b {
+			return true
+		}
+		p := g.idom[b]
+		if p == b || p < 0 {
+			return false
+		}
+		b = p
+	}
+}
+
+// idoms computes immediate dominators of the graph next spans from root
+// (Cooper, Harvey and Kennedy); unreachable nodes get -1, root itself.
+func idoms(n, root int, next func(int) []int) []int {
+	num := make([]int, n)
+	for i := range num {
+		num[i] = -1
+	}
+	var order []int
+	var dfs func(v int)
+	seen := make([]bool, n)
+	dfs = func(v int) {
+		seen[v] = true
+		for _, w := range next(v) {
+			if !seen[w] {
+				dfs(w)
+			}
+		}
+		order = append(order, v)
+	}
+	dfs(root)
+	// Reverse postorder numbers.
+	for i, v := range order {
+		num[v] = len(order) - 1 - i
+	}
+	preds := make([][]int, n)
+	for _, v := range order {
+		for _, w := range next(v) {
+			preds[w] = append(preds[w], v)
+		}
+	}
+	idom := make([]int, n)
+	for i := range idom {
+		idom[i] = -1
+	}
+	idom[root] = root
+	for changed := true; changed; {
+		changed = false
+		for i := len(order) - 1; i >= 0; i-- {
+			v := order[i]
+			if v == root {
+				continue
+			}
+			nd := -1
+			for _, p := range preds[v] {
+				if idom[p] < 0 {
+					continue
+				}
+				if nd < 0 {
+					nd = p
+					continue
+				}
+				a, b := p, nd
+				for a != b {
+					for num[a] > num[b] {
+						a = idom[a]
+					}
+					for num[b] > num[a] {
+						b = idom[b]
+					}
+				}
+				nd = a
+			}
+			if nd != idom[v] {
+				idom[v], changed = nd, true
+			}
+		}
+	}
+	return idom
+}
+
+// cfgCtx is the loop being structured (nil at the region's top level) and
+// the tuple its body ends in.
+type cfgCtx struct {
+	loop    *cfgLoop
+	ipdom   []int
+	hargs   []*Value
+	tuple   []*Type
+	exitAt  []int    // first tuple slot of each exit's block arguments
+	liveAt  int      // first tuple slot of the live-out values
+	dummies []*Value // stand-ins for payload slots a path does not set
+}
+
+// collapse is the node of block t in the graph of loop lp: t itself, or
+// the header of the loop nested directly in lp that holds t.
+func (g *cfgGraph) collapse(t int, lp *cfgLoop) int {
+	in := g.blocks[t].loop
+	if in == lp {
+		return t
+	}
+	for in.parent != lp {
+		in = in.parent
+	}
+	return in.header
+}
+
+// postdoms computes the immediate post-dominators of the graph of lp's
+// body (or of the top level): nested loops collapse to their headers,
+// and branches back to lp's header, out of lp, and returns go to one end
+// node, len(blocks).
+func (g *cfgGraph) postdoms(lp *cfgLoop) ([]int, error) {
+	if p, ok := g.pdCache[lp]; ok {
+		return p, nil
+	}
+	n := len(g.blocks)
+	preds := make([][]int, n+1)
+	for v, b := range g.blocks {
+		if !b.reach {
+			continue
+		}
+		var targets []int
+		switch {
+		case b.head != nil && b.head != lp && b.head.parent == lp:
+			targets = b.head.exits
+		case b.loop == lp:
+			for _, e := range b.succ {
+				targets = append(targets, e.to)
+			}
+		default:
+			continue
+		}
+		if len(targets) == 0 {
+			preds[n] = append(preds[n], v)
+		}
+		for _, t := range targets {
+			w := n
+			if lp == nil || (t != lp.header && lp.body[t]) {
+				w = g.collapse(t, lp)
+			}
+			preds[w] = append(preds[w], v)
+		}
+	}
+	pd := idoms(n+1, n, func(v int) []int { return preds[v] })
+	for v, b := range g.blocks {
+		inCtx := b.reach && (b.loop == lp || (b.head != nil && b.head.parent == lp && b.head != lp))
+		if inCtx && pd[v] < 0 {
+			return nil, cfgErr(b.pos, "%s is in a loop that never exits (no path from it reaches a return)", b.name)
+		}
+	}
+	g.pdCache[lp] = pd
+	return pd, nil
+}
+
+// spend charges k output ops against the duplication budget.
+func (g *cfgGraph) spend(k int, pos Pos) error {
+	g.budget -= k
+	if g.budget < 0 {
+		return cfgErr(pos, "structuring this region would copy too many blocks (branches whose arms share blocks but do not reconverge before a return)")
+	}
+	return nil
+}
+
+// seq emits block b, entered with values in for its arguments, and what
+// follows it, up to block stop (or the end node len(blocks)). It returns
+// the values control carries to stop: stop's arguments, a loop's tuple,
+// or nothing at the top level's end.
+func (g *cfgGraph) seq(ctx *cfgCtx, b int, in []*Value, stop int, out *[]*Op) ([]*Value, error) {
+	bl := g.blocks[b]
+	if bl.head != nil && bl.head != ctx.loop {
+		return g.loop(ctx, b, in, stop, out)
+	}
+	if in != nil {
+		g.at(bl.term)
+		for i, a := range bl.args {
+			g.copyTo(a, in[i])
+		}
+		*out = append(*out, g.take()...)
+	}
+	if err := g.spend(len(bl.ops)+1, bl.pos); err != nil {
+		return nil, err
+	}
+	*out = append(*out, bl.ops...)
+	switch len(bl.succ) {
+	case 0:
+		*out = append(*out, bl.term)
+		return nil, nil
+	case 1:
+		return g.edge(ctx, bl.succ[0], stop, out)
+	}
+	arms := []cfgArm{{cond: bl.cond, e: bl.succ[0]}, {cond: bl.cond, neg: true, e: bl.succ[1]}}
+	return g.branch(ctx, b, bl.term, arms, stop, out)
+}
+
+// copyTo defines dst as a copy of v.
+func (g *cfgGraph) copyTo(dst, v *Value) {
+	t := dst.Type
+	if t == nil {
+		t = v.Type
+	}
+	op := &Op{Pos: g.l.cur.Pos, End: g.l.cur.End, Name: "scf.select", Types: []*Type{t}, Results: []*Value{dst}}
+	for _, a := range []*Value{g.trueV, v, v} {
+		op.Operands = append(op.Operands, &Operand{Pos: g.l.cur.Pos, Name: a.Name, Value: a})
+	}
+	g.l.out = append(g.l.out, op)
+}
+
+// edge follows a branch: into the stop block, back to the loop's header,
+// out of the loop, or on to the next block.
+func (g *cfgGraph) edge(ctx *cfgCtx, e cfgEdge, stop int, out *[]*Op) ([]*Value, error) {
+	if e.to == stop {
+		return e.args, nil
+	}
+	if lp := ctx.loop; lp != nil {
+		if e.to == lp.header {
+			return g.tuple(ctx, 0, e, out), nil
+		}
+		if !lp.body[e.to] {
+			for k, x := range lp.exits {
+				if x == e.to {
+					return g.tuple(ctx, k+1, e, out), nil
+				}
+			}
+		}
+	}
+	return g.seq(ctx, e.to, e.args, stop, out)
+}
+
+// tuple emits the end of one path through a loop body: kind 0 continues
+// with e's arguments for the header, kind k leaves through exit k-1.
+func (g *cfgGraph) tuple(ctx *cfgCtx, kind int, e cfgEdge, out *[]*Op) []*Value {
+	g.at(g.blocks[ctx.loop.header].term)
+	vals := []*Value{g.l.intConst(typeOfBits(32), int64(kind))}
+	if kind == 0 {
+		vals = append(vals, e.args...)
+	} else {
+		vals = append(vals, ctx.hargs...)
+	}
+	for i := 1 + len(ctx.hargs); i < len(ctx.tuple); i++ {
+		vals = append(vals, ctx.dummies[i])
+	}
+	if kind > 0 {
+		copy(vals[ctx.exitAt[kind-1]:], e.args)
+		for i, v := range ctx.loop.liveOut {
+			if g.dominates(g.defBlock[v], e.to) {
+				vals[ctx.liveAt+i] = v
+			}
+		}
+	}
+	*out = append(*out, g.take()...)
+	return vals
+}
+
+// cfgArm is one way out of a branch: taken where cond (negated for neg)
+// holds.
+type cfgArm struct {
+	cond *Value
+	neg  bool
+	e    cfgEdge
+}
+
+// branch emits a branch of block (or collapsed loop) b between arms.
+func (g *cfgGraph) branch(ctx *cfgCtx, b int, at *Op, arms []cfgArm, stop int, out *[]*Op) ([]*Value, error) {
+	end := len(g.blocks)
+	j := ctx.ipdom[b]
+	switch {
+	case j != end:
+		jb := g.blocks[j]
+		types := make([]*Type, len(jb.args))
+		results := jb.args
+		for i, a := range jb.args {
+			types[i] = a.Type
+		}
+		// The results are j's arguments, unless j is reached again later
+		// or heads a loop, which takes them as initial values.
+		var in []*Value
+		if j == stop || (jb.head != nil && jb.head != ctx.loop) {
+			results = g.fresh(types)
+			in = results
+		}
+		if err := g.chain(ctx, at, arms, j, types, results, out); err != nil {
+			return nil, err
+		}
+		if j == stop {
+			return results, nil
+		}
+		return g.seq(ctx, j, in, stop, out)
+	case ctx.loop != nil:
+		results := g.fresh(ctx.tuple)
+		if err := g.chain(ctx, at, arms, end, ctx.tuple, results, out); err != nil {
+			return nil, err
+		}
+		return results, nil
+	}
+	// No join before the kernel returns: every arm ends in a return. The
+	// arms but one run in scf.if, where their invocations retire; the
+	// one left runs after them in place. Keep in place an arm that holds
+	// a barrier or collective, so that it meets only the invocations
+	// still running, else the arm with the most ops (the work, rather
+	// than the early exit).
+	keep, best := len(arms)-1, -1
+	for i := range arms {
+		conv, ops := g.reachFrom(arms[i].e.to)
+		if conv {
+			keep = i
+			break
+		}
+		if ops > best {
+			keep, best = i, ops
+		}
+	}
+	for i, a := range arms {
+		if i == keep {
+			continue
+		}
+		var body []*Op
+		if _, err := g.edge(ctx, a.e, end, &body); err != nil {
+			return nil, err
+		}
+		g.at(at)
+		g.emitIf(a, body, nil, nil, nil)
+		*out = append(*out, g.take()...)
+	}
+	return g.edge(ctx, arms[keep].e, end, out)
+}
+
+// chain emits arms as nested scf.if ops whose regions run to stop and
+// yield the values control carries there as results.
+func (g *cfgGraph) chain(ctx *cfgCtx, at *Op, arms []cfgArm, stop int, types []*Type, results []*Value, out *[]*Op) error {
+	region := func(arms []cfgArm) ([]*Op, error) {
+		var body []*Op
+		var vals []*Value
+		if len(arms) == 1 {
+			v, err := g.edge(ctx, arms[0].e, stop, &body)
+			if err != nil {
+				return nil, err
+			}
+			vals = v
+		} else {
+			vals = g.fresh(types)
+			if err := g.chain(ctx, at, arms, stop, types, vals, &body); err != nil {
+				return nil, err
+			}
+		}
+		y := &Op{Pos: at.Pos, End: at.End, Name: "scf.yield", Types: types}
+		for _, v := range vals {
+			y.Operands = append(y.Operands, &Operand{Pos: at.Pos, Name: v.Name, Value: v})
+		}
+		return append(body, y), nil
+	}
+	first, err := region(arms[:1])
+	if err != nil {
+		return err
+	}
+	rest, err := region(arms[1:])
+	if err != nil {
+		return err
+	}
+	g.at(at)
+	g.emitIf(arms[0], first, rest, types, results)
+	*out = append(*out, g.take()...)
+	return nil
+}
+
+// emitIf emits `scf.if` running body where arm a is taken and other
+// elsewhere.
+func (g *cfgGraph) emitIf(a cfgArm, body, other []*Op, types []*Type, results []*Value) {
+	pos, end := g.l.cur.Pos, g.l.cur.End
+	then := &Region{Pos: pos, End: end, Ops: body}
+	els := &Region{Pos: pos, End: end, Label: "else", Ops: other}
+	if a.neg {
+		then, els = els, then
+	}
+	if len(then.Ops) == 0 {
+		then.Ops = []*Op{{Pos: pos, End: end, Name: "scf.yield"}}
+	}
+	if len(els.Ops) == 0 {
+		els.Ops = []*Op{{Pos: pos, End: end, Name: "scf.yield"}}
+	}
+	then.Label = ""
+	els.Label = "else"
+	g.l.made(then, els)
+	op := &Op{Pos: pos, End: end, Name: "scf.if", ResultTypes: types, Results: results, Regions: []*Region{then, els},
+		Operands: []*Operand{{Pos: pos, Name: a.cond.Name, Value: a.cond}}}
+	g.l.out = append(g.l.out, op)
+}
+
+// fresh makes new values of the given types.
+func (g *cfgGraph) fresh(types []*Type) []*Value {
+	out := make([]*Value, len(types))
+	for i, t := range types {
+		g.l.n++
+		out[i] = &Value{Name: fmt.Sprintf("lower.%d", g.l.n), Type: t, Pos: g.l.cur.Pos}
+	}
+	return out
+}
+
+// loop emits the loop headed by block h, entered with inits, as scf.while,
+// and dispatches to the exit it left through.
+func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]*Op) ([]*Value, error) {
+	hb := g.blocks[h]
+	lp := hb.head
+	pd, err := g.postdoms(lp)
+	if err != nil {
+		return nil, err
+	}
+	ctx := &cfgCtx{loop: lp, ipdom: pd, hargs: hb.args}
+	i32 := typeOfBits(32)
+	ctx.tuple = []*Type{i32}
+	for _, a := range hb.args {
+		ctx.tuple = append(ctx.tuple, a.Type)
+	}
+	for _, x := range lp.exits {
+		ctx.exitAt = append(ctx.exitAt, len(ctx.tuple))
+		for _, a := range g.blocks[x].args {
+			ctx.tuple = append(ctx.tuple, a.Type)
+		}
+	}
+	ctx.liveAt = len(ctx.tuple)
+	for _, v := range lp.liveOut {
+		ctx.tuple = append(ctx.tuple, v.Type)
+	}
+	// Stand-ins for the payload a path leaves unset, made before the loop.
+	g.at(hb.term)
+	ctx.dummies = make([]*Value, len(ctx.tuple))
+	for i := 1 + len(hb.args); i < len(ctx.tuple); i++ {
+		d, err := g.zero(ctx.tuple[i], hb)
+		if err != nil {
+			return nil, err
+		}
+		ctx.dummies[i] = d
+	}
+	*out = append(*out, g.take()...)
+	var before []*Op
+	vals, err := g.seq(ctx, h, nil, len(g.blocks), &before)
+	if err != nil {
+		return nil, err
+	}
+	g.at(hb.term)
+	cont := g.l.cmp("cmpi", "eq", vals[0], g.l.intConst(i32, 0))
+	cond := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.condition", Types: append([]*Type{cont.Type}, ctx.tuple...)}
+	for _, v := range append([]*Value{cont}, vals...) {
+		cond.Operands = append(cond.Operands, &Operand{Pos: hb.pos, Name: v.Name, Value: v})
+	}
+	before = append(before, g.take()...)
+	before = append(before, cond)
+	aargs := g.fresh(ctx.tuple)
+	y := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.yield", Types: ctx.tuple[1 : 1+len(hb.args)]}
+	for _, v := range aargs[1 : 1+len(hb.args)] {
+		y.Operands = append(y.Operands, &Operand{Pos: hb.pos, Name: v.Name, Value: v})
+	}
+	results := g.fresh(ctx.tuple)
+	w := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.while", ResultTypes: ctx.tuple, Results: results,
+		Regions: []*Region{{Pos: hb.pos, End: hb.pos, Args: hb.args, Ops: before}, {Pos: hb.pos, End: hb.pos, Label: "do", Args: aargs, Ops: []*Op{y}}}}
+	g.l.made(w.Regions...)
+	for _, v := range inits {
+		w.Operands = append(w.Operands, &Operand{Pos: hb.pos, Name: v.Name, Value: v})
+	}
+	*out = append(*out, w)
+	// The loop's values used after it, as they were when it left.
+	g.at(hb.term)
+	for i, v := range lp.liveOut {
+		g.copyTo(v, results[ctx.liveAt+i])
+	}
+	*out = append(*out, g.take()...)
+	if len(lp.exits) == 0 {
+		return nil, cfgErr(hb.pos, "the loop at %s never exits", hb.name)
+	}
+	arms := make([]cfgArm, len(lp.exits))
+	for k, x := range lp.exits {
+		n := len(g.blocks[x].args)
+		arms[k] = cfgArm{e: cfgEdge{to: x, args: results[ctx.exitAt[k] : ctx.exitAt[k]+n]}}
+	}
+	if len(arms) == 1 {
+		return g.edge(parent, arms[0].e, stop, out)
+	}
+	g.at(hb.term)
+	for k := range arms {
+		arms[k].cond = g.l.cmp("cmpi", "eq", results[0], g.l.intConst(i32, int64(k+1)))
+	}
+	*out = append(*out, g.take()...)
+	return g.branch(parent, h, hb.term, arms, stop, out)
+}
+
+// zero is a stand-in value of type t for paths that leave a loop without
+// setting it: a zero constant, or for other types a value of that type
+// defined before block h.
+func (g *cfgGraph) zero(t *Type, h *cfgBlock) (*Value, error) {
+	switch {
+	case t.Kind == TypeIndex || t.Kind == TypeOffset:
+		g.l.emit("index.constant", "", nil, []*Type{t}, nil, t)
+		v := g.l.out[len(g.l.out)-1]
+		v.Literal = &Literal{Kind: LitInt, Int: 0, Text: "0"}
+		return v.Results[0], nil
+	case t.Kind == TypeFloat || (t.Kind == TypeVector && t.Elem.Kind == TypeFloat):
+		return g.l.floatConst(t, 0), nil
+	case t.Kind == TypeInt || (t.Kind == TypeVector && (t.Elem.Kind == TypeInt || t.Elem.Kind == TypeIndex)):
+		return g.l.intConst(t, 0), nil
+	}
+	return nil, cfgErr(h.pos, "a value of type %s leaves the loop at %s on some exits only; the shared structuring has no stand-in of that type for the others", t, h.name)
+}
+
+// reachFrom reports whether a block reachable from block b holds a
+// barrier or a collective, and how many ops those blocks hold.
+func (g *cfgGraph) reachFrom(b int) (convergent bool, ops int) {
+	seen := map[int]bool{}
+	var visit func(v int)
+	visit = func(v int) {
+		if seen[v] {
+			return
+		}
+		seen[v] = true
+		ops += len(g.blocks[v].ops)
+		for _, op := range g.blocks[v].ops {
+			convergent = convergent || hasConvergent(op)
+		}
+		for _, e := range g.blocks[v].succ {
+			visit(e.to)
+		}
+	}
+	visit(b)
+	return convergent, ops
+}
+
+// hasConvergent reports whether op or an op nested in it is a barrier or
+// a subgroup or workgroup collective.
+func hasConvergent(op *Op) bool {
+	n := op.Name
+	switch {
+	case n == "kernel.barrier", n == "vector.mma":
+		return true
+	case strings.HasPrefix(n, "kernel.subgroup.") || strings.HasPrefix(n, "kernel.workgroup."):
+		for _, s := range []string{"reduce", "scan", "vote", "ballot", "shuffle", "broadcast", "match", "active"} {
+			if strings.Contains(n, s) {
+				return true
+			}
+		}
+	}
+	for _, r := range op.Regions {
+		for _, in := range r.Ops {
+			if hasConvergent(in) {
+				return true
+			}
+		}
+	}
+	return false
+}
