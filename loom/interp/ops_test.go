@@ -650,3 +650,87 @@ func TestOpsMatch(t *testing.T) {
 		}
 	}
 }
+
+// partialWarpWant is the Go reference for ops_partial_warp.loom's collect
+// over workgroups of size w: subgroups are 32-lane chunks of each
+// workgroup, the last one partial; a source lane that does not exist is
+// invalid.
+func partialWarpWant(x []int32, w int) [][]int32 {
+	out := make([][]int32, len(x))
+	b2i := func(b bool) int32 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	for i := range x {
+		wg := i / w * w
+		r := i - wg
+		sb := wg + r/32*32 // the subgroup's first invocation
+		count := min(32, wg+w-sb)
+		lane := i - sb
+		at := func(l int) int32 { return x[sb+l] }
+		shuffle := func(src, width int) (int32, int32) {
+			seg := lane / width * width
+			if src >= seg && src < seg+width && src < count {
+				return at(src), 1
+			}
+			return x[i], 0
+		}
+		var sum, ballot, scan, wscan int32
+		var fsum float32
+		any, all := false, true
+		var match int32
+		for l := 0; l < count; l++ {
+			sum += at(l)
+			fsum += float32(at(l) & 1023)
+			if at(l)&1 != 0 {
+				ballot |= 1 << l
+			}
+			any = any || at(l) > 100
+			all = all && at(l) >= 0
+			if l <= lane {
+				scan += at(l)
+			}
+			if at(l)&3 == x[i]&3 {
+				match |= 1 << l
+			}
+		}
+		for l := r + 1; l < w; l++ {
+			wscan += x[wg+l]
+		}
+		c0 := lane / 4 * 4
+		cmax := at(c0)
+		for l := c0; l < min(c0+4, count); l++ {
+			cmax = max(cmax, at(l))
+		}
+		sx, vx := shuffle(lane^5, 32)
+		sd, vd := shuffle(lane+3, 16)
+		si, vi := shuffle(9, 32)
+		su, vu := shuffle(lane-2, 8)
+		b6, _ := shuffle(6, 32)
+		b20, _ := shuffle(20, 32)
+		out[i] = []int32{sum, cmax, sx, vx, sd, vd, si, vi, su, vu, ballot, b2i(any), b2i(all), b6, b20, scan, wscan, int32(fsum), match, 8}
+	}
+	return out
+}
+
+// TestOpsPartialWarp runs ops_partial_warp.loom against partialWarpWant.
+func TestOpsPartialWarp(t *testing.T) {
+	for _, c := range []struct {
+		export string
+		n, w   int
+	}{{"partial_warp_40", 120, 40}, {"partial_warp_6x2", 36, 12}} {
+		x := make([]int32, c.n)
+		for i := range x {
+			x[i] = int32(i*7919%1000) - 300
+		}
+		r := compileRun(t, corpus(t, "ops_partial_warp.loom"), c.export, Options{})
+		dst := make([]byte, 4*20*c.n)
+		r.run(wl(int64(c.n)), idx(int64(c.n)), buf(i32bytes(x)), buf(dst))
+		got := bytesI32(dst)
+		for i, want := range partialWarpWant(x, c.w) {
+			checkWords(t, c.export, i, got[20*i:], want)
+		}
+	}
+}

@@ -7,9 +7,13 @@ import (
 	"github.com/loomgen/loomgen/loom"
 )
 
-// Subgroups are warps of 32. Collectives assume full warps: a kernel whose
-// static workgroup size is not a multiple of 32 is refused for subgroup
-// collectives (workgroup collectives have a shared-memory fallback).
+// Subgroups are warps of 32: 32-lane chunks of the linear invocation id,
+// like the CPU executor's. When the workgroup size is not a multiple of 32
+// (or not static) the last warp is partial: its collectives name only the
+// lanes that exist in their member masks (warpLanes), and shuffles,
+// broadcasts and reductions treat the missing lanes as the CPU executor
+// treats lanes outside the workgroup — a source that does not exist is
+// invalid, a reduction combines the lanes that do.
 
 const fullMask = "0xffffffff"
 
@@ -26,21 +30,58 @@ func (e *emitter) needScratch(bytes int) string {
 	return r
 }
 
-// shfl shuffles v across the warp; b and c are register or immediate
-// operands of shfl.sync. It returns the value and the in-range predicate.
-func (e *emitter) shfl(mode string, v *val, b, c string) (*val, string) {
+// warpLanes names the lanes of the invocation's warp that exist.
+type warpLanes struct {
+	mask  string // member mask of the .sync instructions (register or immediate)
+	count string // register holding the number of lanes; "" when the warp is full
+}
+
+// lanesOfWarp computes warpLanes: every warp is full when the static
+// workgroup size is a multiple of 32; otherwise the warp starting at linear
+// id b has min(32, size − b) lanes.
+func (e *emitter) lanesOfWarp() warpLanes {
+	n := e.wgTotal()
+	if n > 0 && n%32 == 0 {
+		return warpLanes{mask: fullMask}
+	}
+	count := e.newReg(cR)
+	if n > 0 && n < 32 {
+		e.ins("mov.u32 %s, %d", count, n)
+		return warpLanes{mask: fmt.Sprintf("0x%08x", uint32(1)<<n-1), count: count}
+	}
+	total := e.newReg(cR)
+	if n > 0 {
+		e.ins("mov.u32 %s, %d", total, n)
+	} else {
+		x, y, z := e.special("%ntid.x"), e.special("%ntid.y"), e.special("%ntid.z")
+		e.ins("mul.lo.u32 %s, %s, %s", total, x.reg, y.reg)
+		e.ins("mul.lo.u32 %s, %s, %s", total, total, z.reg)
+	}
+	base := e.newReg(cR)
+	e.ins("and.b32 %s, %s, -32", base, e.linearTid().reg)
+	e.ins("sub.u32 %s, %s, %s", count, total, base)
+	e.ins("min.u32 %s, %s, 32", count, count)
+	// 1 << 32 is 0 in PTX (shift amounts clamp), so a full warp gets ~0.
+	mask := e.newReg(cR)
+	e.ins("shl.b32 %s, 1, %s", mask, count)
+	e.ins("sub.u32 %s, %s, 1", mask, mask)
+	return warpLanes{mask: mask, count: count}
+}
+
+// shfl shuffles v across the lanes of mask; b and c are register or
+// immediate operands of shfl.sync. It returns the value and the in-range
+// predicate.
+func (e *emitter) shfl(mode string, v *val, b, c, mask string) (*val, string) {
 	p := e.newReg(cPred)
 	one := func(src string) string {
 		d := e.newReg(cR)
-		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, d, p, src, b, c, fullMask)
+		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, d, p, src, b, c, mask)
 		return d
 	}
 	out := e.newVal(v.t)
 	switch classOf(v.t) {
-	case cR:
-		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, out.reg, p, v.reg, b, c, fullMask)
-	case cF:
-		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, out.reg, p, v.reg, b, c, fullMask)
+	case cR, cF:
+		e.ins("shfl.sync.%s.b32 %s|%s, %s, %s, %s, %s", mode, out.reg, p, v.reg, b, c, mask)
 	case cH:
 		w := e.newReg(cR)
 		e.ins("cvt.u32.u16 %s, %s", w, v.reg)
@@ -138,7 +179,7 @@ func (e *emitter) identity(op *loom.Op, kind string, t *loom.Type) (*val, error)
 func (e *emitter) warpReduce(op *loom.Op, kind string, v *val, size int) (*val, error) {
 	acc := v
 	for off := size / 2; off >= 1; off /= 2 {
-		s, _ := e.shfl("bfly", acc, fmt.Sprint(off), "0x1f")
+		s, _ := e.shfl("bfly", acc, fmt.Sprint(off), "0x1f", fullMask)
 		var err error
 		if acc, err = e.combine(op, kind, acc, s); err != nil {
 			return nil, err
@@ -147,7 +188,35 @@ func (e *emitter) warpReduce(op *loom.Op, kind string, v *val, size int) (*val, 
 	return acc, nil
 }
 
-// fullWarps refuses subgroup collectives in a known partial warp.
+// partialWarpReduce combines v over clusters of size lanes of a warp that
+// may be partial: a tree of shfl.down steps gathers each cluster's
+// existing lanes into its first lane (a step whose source lane does not
+// exist keeps the partial result), which then broadcasts it to the
+// cluster. The first lane of a cluster always exists when any lane does.
+func (e *emitter) partialWarpReduce(op *loom.Op, kind string, v *val, size int, w warpLanes) (*val, error) {
+	lane := e.newReg(cR)
+	e.ins("mov.u32 %s, %%laneid", lane)
+	c := fmt.Sprintf("0x%x", (32-size)<<8|31)
+	acc := v
+	for off := size / 2; off >= 1; off /= 2 {
+		s, p := e.shfl("down", acc, fmt.Sprint(off), c, w.mask)
+		src, ok := e.newReg(cR), e.newReg(cPred)
+		e.ins("add.u32 %s, %s, %d", src, lane, off)
+		e.ins("setp.lt.and.u32 %s, %s, %s, %s", ok, src, w.count, p)
+		comb, err := e.combine(op, kind, acc, s)
+		if err != nil {
+			return nil, err
+		}
+		if acc, err = e.sel(op.Pos, &val{t: i1Type, reg: ok}, comb, acc); err != nil {
+			return nil, err
+		}
+	}
+	out, _ := e.shfl("idx", acc, "0", c, w.mask)
+	return out, nil
+}
+
+// fullWarps refuses an op that needs every warp full (matrix fragments)
+// in a known partial warp.
 func (e *emitter) fullWarps(op *loom.Op) error {
 	if n := e.wgTotal(); n > 0 && n%32 != 0 {
 		return unsupported(op, "workgroup size %d is not a multiple of the subgroup size 32", n)
@@ -174,9 +243,6 @@ func (e *emitter) subgroupReduce(op *loom.Op) error {
 	if err != nil {
 		return err
 	}
-	if err := e.fullWarps(op); err != nil {
-		return err
-	}
 	size := 32
 	if a := op.Attr("cluster_size"); a != nil {
 		if a.Value.Kind != loom.LitInt || a.Value.Int < 1 || a.Value.Int > 32 || a.Value.Int&(a.Value.Int-1) != 0 {
@@ -187,7 +253,12 @@ func (e *emitter) subgroupReduce(op *loom.Op) error {
 	if a := op.Attr("cluster_stride"); a != nil && !(a.Value.Kind == loom.LitInt && a.Value.Int == 1) {
 		return unsupported(op, "cluster_stride %s", a.Value.Text)
 	}
-	r, err := e.warpReduce(op, op.Param, v, size)
+	var r *val
+	if w := e.lanesOfWarp(); w.count != "" {
+		r, err = e.partialWarpReduce(op, op.Param, v, size, w)
+	} else {
+		r, err = e.warpReduce(op, op.Param, v, size)
+	}
 	if err != nil {
 		return err
 	}
@@ -208,11 +279,11 @@ func (e *emitter) subgroupShuffle(op *loom.Op) error {
 	if !ok {
 		return unsupported(op, "shuffle mode %q", op.Param)
 	}
-	if err := e.fullWarps(op); err != nil {
-		return err
-	}
 	if !supportedScalar(a[0].t) || classOf(a[1].t) != cR || classOf(a[2].t) != cR {
 		return unsupported(op, "operand types %s, %s, %s", typeName(a[0].t), typeName(a[1].t), typeName(a[2].t))
+	}
+	if w := e.lanesOfWarp(); w.count != "" {
+		return e.partialShuffle(op, a, w)
 	}
 	// c packs the segment mask (32 − width) << 8 and, except for up,
 	// the clamp lane 31 within the segment.
@@ -222,12 +293,47 @@ func (e *emitter) subgroupShuffle(op *loom.Op) error {
 	if mode != "up" {
 		e.ins("or.b32 %s, %s, 31", c, c)
 	}
-	out, p := e.shfl(mode, a[0], a[1].reg, c)
+	out, p := e.shfl(mode, a[0], a[1].reg, c, fullMask)
 	if err := e.define(op, 0, out); err != nil {
 		return err
 	}
 	if len(op.Results) > 1 {
 		return e.define(op, 1, &val{t: i1Type, reg: p})
+	}
+	return nil
+}
+
+// partialShuffle is kernel.subgroup.shuffle in a warp that may be
+// partial: the source lane is computed as the CPU executor does (within
+// the lane's width-aligned segment, and existing), read with shfl.idx,
+// and a lane whose source is invalid keeps its own value.
+func (e *emitter) partialShuffle(op *loom.Op, a []*val, w warpLanes) error {
+	lane, seg, end, src := e.newReg(cR), e.newReg(cR), e.newReg(cR), e.newReg(cR)
+	e.ins("mov.u32 %s, %%laneid", lane)
+	e.ins("neg.s32 %s, %s", seg, a[2].reg)
+	e.ins("and.b32 %s, %s, %s", seg, seg, lane)
+	e.ins("add.s32 %s, %s, %s", end, seg, a[2].reg)
+	e.ins("min.s32 %s, %s, %s", end, end, w.count)
+	switch op.Param {
+	case "xor":
+		e.ins("xor.b32 %s, %s, %s", src, lane, a[1].reg)
+	case "up":
+		e.ins("sub.s32 %s, %s, %s", src, lane, a[1].reg)
+	case "down":
+		e.ins("add.s32 %s, %s, %s", src, lane, a[1].reg)
+	default: // index
+		e.ins("add.s32 %s, %s, %s", src, seg, a[1].reg)
+	}
+	ok := e.newReg(cPred)
+	e.ins("setp.lt.s32 %s, %s, %s", ok, src, end)
+	e.ins("setp.ge.and.s32 %s, %s, %s, %s", ok, src, seg, ok)
+	e.ins("selp.b32 %s, %s, %s, %s", src, src, lane, ok)
+	out, _ := e.shfl("idx", a[0], src, "0x1f", w.mask)
+	if err := e.define(op, 0, out); err != nil {
+		return err
+	}
+	if len(op.Results) > 1 {
+		return e.define(op, 1, &val{t: i1Type, reg: ok})
 	}
 	return nil
 }
@@ -257,7 +363,16 @@ func (e *emitter) subgroupBroadcast(op *loom.Op, first bool) error {
 		}
 		lane = l.reg
 	}
-	out, _ := e.shfl("idx", v, lane, "0x1f")
+	w := e.lanesOfWarp()
+	if w.count != "" && !first {
+		// A lane that does not exist leaves every value as it is.
+		own, ok, sel := e.newReg(cR), e.newReg(cPred), e.newReg(cR)
+		e.ins("mov.u32 %s, %%laneid", own)
+		e.ins("setp.lt.u32 %s, %s, %s", ok, lane, w.count)
+		e.ins("selp.b32 %s, %s, %s, %s", sel, lane, own, ok)
+		lane = sel
+	}
+	out, _ := e.shfl("idx", v, lane, "0x1f", w.mask)
 	return e.define(op, 0, out)
 }
 
@@ -269,23 +384,21 @@ func (e *emitter) subgroupVote(op *loom.Op, kind string) error {
 	if err != nil {
 		return err
 	}
-	if err := e.fullWarps(op); err != nil {
-		return err
-	}
+	mask := e.lanesOfWarp().mask
 	if kind == "ballot" {
 		t := resultType(op, 0)
 		if t == nil || t.IsScalar() == false || isFloat(t) {
 			return unsupported(op, "ballot into %s", typeName(t))
 		}
 		r := &val{t: i32Type, reg: e.newReg(cR)}
-		e.ins("vote.sync.ballot.b32 %s, %s, %s", r.reg, p.reg, fullMask)
+		e.ins("vote.sync.ballot.b32 %s, %s, %s", r.reg, p.reg, mask)
 		if classOf(t) == cRd {
 			return e.define(op, 0, e.widen64(r, false))
 		}
 		return e.define(op, 0, r)
 	}
 	out := e.newVal(i1Type)
-	e.ins("vote.sync.%s.pred %s, %s, %s", kind, out.reg, p.reg, fullMask)
+	e.ins("vote.sync.%s.pred %s, %s, %s", kind, out.reg, p.reg, mask)
 	return e.define(op, 0, out)
 }
 
