@@ -229,6 +229,20 @@ func BenchmarkVersusNative(b *testing.B) {
 			return nil
 		})
 	})
+	// The floor under the launch ratios: the same nop through the call
+	// frame the hot paths (launches, graph replay) use.
+	b.Run("call-frame", func(b *testing.B) {
+		versus(b, "call", 1, func(n int) error {
+			purego.SyscallN(nopLoop, uintptr(n))
+			return nil
+		}, func(n int) error {
+			f := cframe{fn: nop}
+			for range n {
+				f.call()
+			}
+			return nil
+		})
+	})
 	// The native loops run with the context current, as bench_native.c does.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

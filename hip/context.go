@@ -13,12 +13,19 @@ import (
 // calling goroutine to its OS thread and makes the context current there,
 // so any goroutine may use it at any time.
 type Context struct {
-	lib     *Library
-	dev     *Device
-	h       uintptr
-	setArgs [1]uintptr // cuCtxSetCurrent's argument, written once
-	closed  atomic.Bool
-	fault   atomic.Pointer[Error]
+	// closed, fault and setForStreams are what every launch reads: they
+	// share one cache line with lib.
+	closed atomic.Bool
+	// setForStreams is set once the driver refused a stream-ordered call
+	// made without the context current: from then on those calls make it
+	// current first, like every other call. It starts set where the
+	// vendor's streams do not carry their context.
+	setForStreams atomic.Bool
+	fault         atomic.Pointer[Error]
+	lib           *Library
+	dev           *Device
+	h             uintptr
+	setArgs       [1]uintptr // cuCtxSetCurrent's argument, written once
 }
 
 // NewContext retains the primary context of device ordinal. Close releases
@@ -39,6 +46,7 @@ func (l *Library) NewContext(ordinal int) (*Context, error) {
 	}
 	c := &Context{lib: l, dev: d, h: h}
 	c.setArgs[0] = h
+	c.setForStreams.Store(!l.spec.streamContext)
 	return c, nil
 }
 

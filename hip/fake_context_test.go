@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/ebitengine/purego"
 )
@@ -250,6 +252,10 @@ type fakeHooks struct {
 	clearCurrent  func()
 	setCount      func() int64
 	streamContext func(on bool)
+	// lastLaunch is the last cuLaunchKernel's grid x, block x, dynamic
+	// shared bytes and the 8-byte slots of its first four parameters
+	// (those FAKE_READ_PARAMS lets it read; zero past them).
+	lastLaunch func() [7]uint64
 }
 
 func loadFakeHooks(t testing.TB, so string) fakeHooks {
@@ -265,8 +271,12 @@ func loadFakeHooks(t testing.TB, so string) fakeHooks {
 		}
 		return p
 	}
-	clear, count, stream := sym("fake_clear_current"), sym("fake_set_count"), sym("fake_stream_context")
+	clear, count, stream, last := sym("fake_clear_current"), sym("fake_set_count"), sym("fake_stream_context"), sym("fake_last_launch")
 	return fakeHooks{
+		lastLaunch: func() (v [7]uint64) {
+			purego.SyscallN(last, uintptr(unsafe.Pointer(&v[0])))
+			return v
+		},
 		clearCurrent: func() { purego.SyscallN(clear) },
 		setCount:     func() int64 { r, _, _ := purego.SyscallN(count); return int64(r) },
 		streamContext: func(on bool) {
@@ -285,6 +295,13 @@ func streamCalls(s *Stream, f *Function, x *GraphExec, e *Event) error {
 	args := NewArgs(8, 8)
 	for _, step := range []func() error{
 		func() error { return s.Launch(f, Dim3{X: 1}, Dim3{X: 32}, 0, args) },
+		func() error {
+			p, err := s.Pack(f, Dim3{X: 1}, Dim3{X: 32}, 0, args)
+			if err != nil {
+				return err
+			}
+			return p.Launch()
+		},
 		func() error { return x.Launch(s) },
 		func() error { return s.CopyHtoD(0x10, buf) },
 		func() error { return s.CopyDtoH(buf, 0x10) },
@@ -305,7 +322,7 @@ func streamCalls(s *Stream, f *Function, x *GraphExec, e *Event) error {
 // TestFakeDriverStreamContext: where the driver takes the context from the
 // stream, stream-ordered calls skip cuCtxSetCurrent entirely, from any
 // thread; where it refuses them (201), each call still succeeds by making
-// the context current and retrying, and the library stops skipping.
+// the context current and retrying, and the context stops skipping.
 func TestFakeDriverStreamContext(t *testing.T) {
 	for _, streamContext := range []bool{true, false} {
 		t.Run(fmt.Sprintf("driver takes stream context %v", streamContext), func(t *testing.T) {
@@ -355,14 +372,66 @@ func TestFakeDriverStreamContext(t *testing.T) {
 			}
 			sets := hooks.setCount() - before
 			if streamContext {
-				if sets != 0 || l.setForStreams.Load() {
-					t.Fatalf("stream-ordered calls set the context %d times (setForStreams %v); want none", sets, l.setForStreams.Load())
+				if sets != 0 || c.setForStreams.Load() {
+					t.Fatalf("stream-ordered calls set the context %d times (setForStreams %v); want none", sets, c.setForStreams.Load())
 				}
 				return
 			}
-			if !l.setForStreams.Load() || sets < 8*10*10 {
-				t.Fatalf("strict driver: setForStreams %v after %d context sets for %d calls", l.setForStreams.Load(), sets, 8*10*10)
+			if !c.setForStreams.Load() || sets < 8*10*10 {
+				t.Fatalf("strict driver: setForStreams %v after %d context sets for %d calls", c.setForStreams.Load(), sets, 8*10*10)
 			}
 		})
+	}
+}
+
+// TestPackedLaunch: a packed launch reaches the driver with the grid, block,
+// shared bytes and parameter values given to Pack, later changes to the
+// Args it was packed from change nothing, it allocates nothing per launch,
+// and it is refused like Stream.Launch: bad arguments at Pack, a closed
+// stream or a faulted context at Launch.
+func TestPackedLaunch(t *testing.T) {
+	so := fakeDriver(t)
+	l := must2(OpenPath(CUDA, so))
+	hooks := loadFakeHooks(t, so)
+	c := must2(l.NewContext(0))
+	defer c.Close()
+	f := must2(must2(c.LoadModule([]byte("fake"))).Function("k"))
+	s := must2(c.NewStream())
+	args := NewArgs(8, 8)
+	args.SetPtr(0, 0x1234)
+	args.SetUint64(1, 7)
+	p := must2(s.Pack(f, Dim3{X: 4}, Dim3{X: 256}, 96, args))
+	args.SetUint64(1, 8)
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := p.Launch(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("PackedLaunch.Launch allocates %v times per call", allocs)
+	}
+	if got, want := hooks.lastLaunch(), [7]uint64{4, 256, 96, 0x1234, 7, 0, 0}; got != want {
+		t.Fatalf("driver saw (grid x, block x, shared, params) %v, want %v", got, want)
+	}
+	if _, err := s.Pack(f, Dim3{X: 1}, Dim3{X: 32}, 0, NewArgs(8)); !errors.Is(err, ErrBadArguments) {
+		t.Fatalf("packing too few arguments: %v", err)
+	}
+	big := must2(s.Pack(f, Dim3{X: 1}, Dim3{X: 2048}, 0, args))
+	if err := big.Launch(); !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), "block {2048 1 1}") {
+		t.Fatalf("oversized block: %v", err)
+	}
+	t.Setenv("FAKE_LAUNCH", "700")
+	if err := p.Launch(); !errors.Is(err, ErrDeviceFault) {
+		t.Fatalf("faulting launch: %v", err)
+	}
+	t.Setenv("FAKE_LAUNCH", "0")
+	if err := p.Launch(); !errors.Is(err, ErrDeviceFault) {
+		t.Fatalf("launch on a faulted context: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Launch(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("launch on a closed stream: %v", err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/loomgen/loomgen/internal/le"
 )
 
 func TestDeviceInfo(t *testing.T) {
@@ -141,21 +143,8 @@ func TestMemsetD32(t *testing.T) {
 	}
 }
 
-func f32bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func bytesF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
+// f32bytes and bytesF32 convert buffers (package le).
+var f32bytes, bytesF32 = le.F32Bytes, le.BytesF32
 
 // saxpyCase sets up x and y on the device with values whose saxpy is exact.
 type saxpyCase struct {
@@ -219,7 +208,7 @@ func equalF32(t testing.TB, got, want []float32) {
 	}
 }
 
-func TestSaxpyDirectAndGraph(t *testing.T) {
+func TestSaxpyDirectPackedAndGraph(t *testing.T) {
 	c, k := kernels(t)
 	attrs := k.saxpy.Attributes()
 	if attrs.MaxThreadsPerBlock < 256 || attrs.NumRegs <= 0 || attrs.BinaryVersion != 90 {
@@ -247,6 +236,27 @@ func TestSaxpyDirectAndGraph(t *testing.T) {
 	}
 	direct := sc.read(t, c)
 	equalF32(t, direct, sc.want(1))
+
+	// Packed: the same launch packed once; the values are Pack's copy, so
+	// a later change of the Args does not reach it.
+	p, err := s.Pack(k.saxpy, grid, block, 0, sc.args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.args.SetFloat32(2, 1000)
+	for rep := 0; rep < 2; rep++ {
+		if err := s.MemsetD32(sc.y.Ptr(), math.Float32bits(1), n); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Launch(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		equalF32(t, sc.read(t, c), direct)
+	}
+	sc.args.SetFloat32(2, sc.a)
 
 	// Graph: the same two steps as nodes with an explicit edge, replayed
 	// twice over a poisoned y so only the graph can make it right.
@@ -529,7 +539,7 @@ func TestStreamCallsWithoutCurrentContext(t *testing.T) {
 			t.Fatalf("goroutine %d: %v", i, l.err)
 		}
 	}
-	if c.lib.setForStreams.Load() {
+	if c.setForStreams.Load() {
 		t.Fatal("the driver refused a stream-ordered call without a current context; calls now set it")
 	}
 }

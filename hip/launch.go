@@ -171,15 +171,100 @@ func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) e
 	if err := a.matches(f); err != nil {
 		return err
 	}
-	grid, block = grid.norm(), block.norm()
-	fr := cframe{a: [11]uintptr{f.h,
-		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
-		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
-		uintptr(shared), s.h, a.kernelParams(), 0}}
+	fr := launchFrame(f, grid, block, shared, s, a.kernelParams())
 	err := s.hot(fnLaunchKernel, &fr)
 	runtime.KeepAlive(a)
 	if err != nil {
-		return fmt.Errorf("hip: launching %s (grid %v, block %v): %w", f.name, grid, block, err)
+		return launchError(f, &fr, err)
 	}
 	return nil
 }
+
+// launchFrame is the cuLaunchKernel call of f on s over grid blocks of
+// block threads (zero components count as 1), with shared bytes of dynamic
+// shared memory and the parameter array at params; hot sets its function.
+func launchFrame(f *Function, grid, block Dim3, shared uint32, s *Stream, params uintptr) cframe {
+	grid, block = grid.norm(), block.norm()
+	return cframe{a: [11]uintptr{f.h,
+		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
+		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
+		uintptr(shared), s.h, params, 0}}
+}
+
+// launchError is the failure of the launch of f in frame fr.
+func launchError(f *Function, fr *cframe, err error) error {
+	a := &fr.a
+	grid, block := Dim3{uint32(a[1]), uint32(a[2]), uint32(a[3])}, Dim3{uint32(a[4]), uint32(a[5]), uint32(a[6])}
+	return fmt.Errorf("hip: launching %s (grid %v, block %v): %w", f.name, grid, block, err)
+}
+
+// clone is a copy of a with storage of its own.
+func (a *Args) clone() *Args {
+	c := NewArgs(a.sizes...)
+	copy(c.words, a.words)
+	c.err = a.err
+	return c
+}
+
+// PackedLaunch is one launch of a kernel on a stream whose grid, block,
+// dynamic shared memory and parameter values were checked and packed once,
+// by Stream.Pack: Launch hands the driver a ready call frame and parameter
+// array. Nothing changes it after Pack, so any number of goroutines may
+// launch it at once.
+type PackedLaunch struct {
+	// s and frame are all Launch reads: they come first, together, since
+	// each launch runs microseconds of driver code that evicts them from
+	// the nearer caches.
+	s      *Stream
+	frame  cframe // cuLaunchKernel and its eleven arguments
+	params *Args  // Pack's own copy; frame.a[9] points into it
+	f      *Function
+}
+
+// Pack checks a launch of f on s (the parameters against f's layout,
+// where the driver reports it) and packs it for repeated Launch calls. It
+// copies a: changing a afterwards changes nothing.
+func (s *Stream) Pack(f *Function, grid, block Dim3, shared uint32, a *Args) (*PackedLaunch, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := a.matches(f); err != nil {
+		return nil, err
+	}
+	p := &PackedLaunch{s: s, params: a.clone(), f: f}
+	p.frame = launchFrame(f, grid, block, shared, s, p.params.kernelParams())
+	p.frame.fn = s.ctx.lib.fn[fnLaunchKernel]
+	return p, nil
+}
+
+// Launch queues the packed launch on its stream, with the same checks of
+// the stream and context as Stream.Launch. It allocates nothing on success.
+func (p *PackedLaunch) Launch() error {
+	s := p.s
+	if c := s.ctx; s.closed.Load() || c.closed.Load() || c.fault.Load() != nil {
+		return p.refused()
+	}
+	f := p.frame
+	err := s.hotFn(fnLaunchKernel, &f)
+	runtime.KeepAlive(p) // p.params holds what f.a[9] points to
+	if err != nil {
+		return p.failed(err)
+	}
+	return nil
+}
+
+// refused is the error of a launch on a closed stream or an unusable
+// context, out of line (the checks are inline in Launch).
+//
+//go:noinline
+func (p *PackedLaunch) refused() error {
+	if err := p.s.usable(); err != nil {
+		return err
+	}
+	return p.s.ctx.Err()
+}
+
+// failed is the error of a launch the driver refused, out of line.
+//
+//go:noinline
+func (p *PackedLaunch) failed(err error) error { return launchError(p.f, &p.frame, err) }

@@ -40,10 +40,6 @@ type Library struct {
 	fn      [numFns]uintptr
 	sym     [numFns]string // the symbol each entry resolved to, for errors
 	closed  atomic.Bool
-	// setForStreams is set once the driver refused a stream-ordered call
-	// made without its context current: from then on those calls make the
-	// context current first, like every other call.
-	setForStreams atomic.Bool
 }
 
 // Open loads the first driver that works, CUDA before HIP. An explicit path
@@ -125,7 +121,6 @@ func OpenPath(v Vendor, path string) (*Library, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoLibrary, path, err)
 	}
 	l := &Library{spec: s, path: path, handle: h}
-	l.setForStreams.Store(!s.streamContext)
 	if err := l.resolve(); err != nil {
 		return nil, err
 	}

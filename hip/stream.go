@@ -82,31 +82,44 @@ func (s *Stream) Done() (bool, error) {
 // stack (the call does not keep it): no allocation, no lock, unless it
 // fails.
 func (s *Stream) hot(id fnID, f *cframe) error {
-	c := s.ctx
-	f.fn = c.lib.fn[id]
-	if !c.lib.setForStreams.Load() {
-		r := f.status()
-		if r == 0 {
-			return nil
-		}
-		if !c.lib.spec.wantsContext[r] {
-			return c.fail(id, r)
-		}
-		// The driver may want the context current after all: retry below,
-		// and if that works, stop skipping it.
-		if err := s.hotCurrent(id, f); err != nil {
-			return err
-		}
-		c.lib.setForStreams.Store(true)
-		return nil
+	f.fn = s.ctx.lib.fn[id]
+	return s.hotFn(id, f)
+}
+
+// hotFn is hot of a frame whose function is already set (a PackedLaunch's).
+// Only the common case, a call that needs no current context and succeeds,
+// is inline here: the code a launch runs between two driver calls is kept
+// small, since the driver evicts it from the nearer caches every time.
+func (s *Stream) hotFn(id fnID, f *cframe) error {
+	if s.ctx.setForStreams.Load() {
+		return s.hotCurrent(id, f)
 	}
-	return s.hotCurrent(id, f)
+	if r := f.status(); r != 0 {
+		return s.hotRefused(id, f, r)
+	}
+	return nil
+}
+
+// hotRefused handles status r of a call made without the context current:
+// where the driver says it wanted the context, the call is made again with
+// it current, and if that works, stream calls stop skipping it.
+//
+//go:noinline
+func (s *Stream) hotRefused(id fnID, f *cframe, r int32) error {
+	c := s.ctx
+	if !c.lib.spec.wantsContext[r] {
+		return c.fail(id, r)
+	}
+	if err := s.hotCurrent(id, f); err != nil {
+		return err
+	}
+	c.setForStreams.Store(true)
+	return nil
 }
 
 // hotCurrent is hot with the context made current on the calling thread.
 func (s *Stream) hotCurrent(id fnID, f *cframe) error {
 	c := s.ctx
-	f.fn = c.lib.fn[id]
 	runtime.LockOSThread()
 	r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:])
 	var r2 int32
@@ -135,7 +148,7 @@ func (s *Stream) call(id fnID, args ...uintptr) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
-	if !c.lib.setForStreams.Load() {
+	if !c.setForStreams.Load() {
 		r, _, _ := purego.SyscallN(c.lib.fn[id], args...)
 		if r == 0 {
 			return nil
@@ -146,7 +159,7 @@ func (s *Stream) call(id fnID, args ...uintptr) error {
 		if err := c.release(id, args...); err != nil {
 			return err
 		}
-		c.lib.setForStreams.Store(true)
+		c.setForStreams.Store(true)
 		return nil
 	}
 	return c.release(id, args...)

@@ -57,6 +57,21 @@ type backend interface {
 	close() error
 }
 
+// launchPacker is a backend that packs a checked launch once, when
+// NewDispatch seals it, into a launcher a direct Run calls with nothing
+// left to convert (the CUDA backend: the driver's call frame and parameter
+// block). Backends without it launch the sealed launchCmd each time.
+type launchPacker interface {
+	packLaunch(l *launchCmd) (launcher, error)
+}
+
+// launcher is one packed launch. It must stay valid while its session is
+// open (kernels and allocations are released only by Close) and may be
+// called from any goroutine.
+type launcher interface {
+	Launch() error
+}
+
 // devMem, devKernel and devGraph are backend-owned handles; only the backend
 // that made one looks inside.
 type (

@@ -240,32 +240,43 @@ func (b *gpuBackend) freeKernel(k devKernel) error {
 // pack fills the kernel's reusable Args from a launch's packed arguments.
 func (k *gpuKernel) pack(args []launchArg) *hip.Args {
 	if k.args == nil || !sameLayout(k.args.Sizes(), args) {
-		sizes := make([]int, len(args))
-		for i, a := range args {
-			sizes[i] = 8
-			if !a.Buffer {
-				sizes[i] = a.Size
-			}
-		}
-		k.args = hip.NewArgs(sizes...)
+		k.args = newArgs(args)
 	}
+	setArgs(k.args, args)
+	return k.args
+}
+
+// newArgs is parameter storage of the layout of args: 8 bytes for a
+// buffer's address, the carrier width for a scalar.
+func newArgs(args []launchArg) *hip.Args {
+	sizes := make([]int, len(args))
+	for i, a := range args {
+		sizes[i] = 8
+		if !a.Buffer {
+			sizes[i] = a.Size
+		}
+	}
+	return hip.NewArgs(sizes...)
+}
+
+// setArgs writes args' values into h, which has their layout.
+func setArgs(h *hip.Args, args []launchArg) {
 	for i, a := range args {
 		switch {
 		case a.Buffer:
-			k.args.SetPtr(i, a.Mem.(*gpuMem).ptr.Add(a.Off))
+			h.SetPtr(i, a.Mem.(*gpuMem).ptr.Add(a.Off))
 		case a.Size == 8:
-			k.args.SetUint64(i, a.Bits)
+			h.SetUint64(i, a.Bits)
 		case a.Size == 4:
-			k.args.SetUint32(i, uint32(a.Bits))
+			h.SetUint32(i, uint32(a.Bits))
 		default:
 			var buf [8]byte
 			for j := 0; j < a.Size; j++ {
 				buf[j] = byte(a.Bits >> (8 * j))
 			}
-			k.args.SetBytes(i, buf[:a.Size])
+			h.SetBytes(i, buf[:a.Size])
 		}
 	}
-	return k.args
 }
 
 func sameLayout(sizes []int, args []launchArg) bool {
@@ -289,6 +300,20 @@ func dims(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]),
 func (b *gpuBackend) launch(l *launchCmd) error {
 	k := l.Kernel.(*gpuKernel)
 	return b.stream.Launch(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), k.pack(l.Args))
+}
+
+// packLaunch packs l into the driver's call frame and a parameter block of
+// its own, once: device addresses do not move while the session is open,
+// so a sealed dispatch's launch is the same bytes every time.
+func (b *gpuBackend) packLaunch(l *launchCmd) (launcher, error) {
+	k := l.Kernel.(*gpuKernel)
+	args := newArgs(l.Args)
+	setArgs(args, l.Args)
+	p, err := b.stream.Pack(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), args)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {

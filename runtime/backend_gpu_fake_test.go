@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 
+	"github.com/ebitengine/purego"
 	"github.com/loomgen/loomgen/hip"
 )
 
@@ -170,5 +172,65 @@ func TestCUDABackendFakeDriver(t *testing.T) {
 				t.Fatalf("Close after the fault: %v", err)
 			}
 		})
+	}
+}
+
+// TestPackedDispatchLaunch: the launch NewDispatch packs for the CUDA
+// backend reaches the driver as the same bytes as the backend's launch of
+// the checked command (grid, block, scalars at their widths, a buffer's
+// address plus its offset), and Run of it allocates nothing.
+func TestPackedDispatchLaunch(t *testing.T) {
+	so := fakeCUDA(t)
+	s, p, x, y := openFakeCUDA(t, so)
+	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, err := purego.Dlsym(h, "fake_last_launch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := func() (v [7]uint64) {
+		purego.SyscallN(sym, uintptr(unsafe.Pointer(&v[0])))
+		return v
+	}
+	src := must(x.Region().Slice(8, 220))
+	for _, c := range []struct {
+		d      Dispatch
+		params string // how many the fake driver reads (and records)
+	}{
+		{p.squareD(64, x, y), "3"},
+		{p.offAddD(50, -3, 4, src, must(SliceOf[int32](y.Region()))), "4"},
+	} {
+		d := c.d
+		t.Setenv("FAKE_READ_PARAMS", c.params)
+		if d.p.packed == nil {
+			t.Fatalf("%s: the CUDA backend packed nothing", d.p.launch.Name)
+		}
+		if err := s.be.launch(&d.p.launch); err != nil {
+			t.Fatal(err)
+		}
+		want := last()
+		if err := s.Run([]Command{d}); err != nil {
+			t.Fatal(err)
+		}
+		if got := last(); got != want {
+			t.Errorf("%s: packed launch gave the driver %#x, the backend's launch %#x", d.p.launch.Name, got, want)
+		}
+	}
+	// The last one, spelt out: 4 workgroups of 16, no dynamic storage;
+	// n, k as an i32 in the low half of its slot, off, src's address.
+	base := uint64(s.allocs[src.alloc].mem.(*gpuMem).ptr)
+	if got, want := last(), [7]uint64{4, 16, 0, 50, 0xfffffffd, 4, base + 8}; got != want {
+		t.Errorf("offset_add reached the driver as %#x, want %#x", got, want)
+	}
+	t.Setenv("FAKE_READ_PARAMS", "3")
+	one := []Command{p.squareD(64, x, y)}
+	if a := testing.AllocsPerRun(200, func() {
+		if err := s.Run(one); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Fatalf("Run of a packed dispatch allocates %v times", a)
 	}
 }

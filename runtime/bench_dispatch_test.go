@@ -102,7 +102,7 @@ func BenchmarkDispatchChecks(b *testing.B) {
 	}{
 		{"empty", must(s.NewDispatch(empty[0], nil, nil))},
 		{"square", p.squareD(64, x, y)},
-		{"offAdd", p.offAddD(64, 3, 8, x.Region(), must(SliceOf[int32](y.Region())))},
+		{"offAdd", p.offAddD(62, 3, 8, x.Region(), must(SliceOf[int32](y.Region())))},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			one := []Command{c.d}

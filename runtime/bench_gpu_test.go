@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	goruntime "runtime"
@@ -24,13 +25,18 @@ var emptyKernel = []byte(`kernel.def export("empty") @empty() {
 }
 `)
 
+// nativeRounds is how many chunks each side of the VersusNative
+// benchmarks runs; the order swaps every round.
+var nativeRounds = flag.Int("native.rounds", 41, "alternating rounds of each side in Benchmark(Session|Layers)VersusNative")
+
 // BenchmarkSessionVersusNative compares direct dispatch through the session
-// (Run of one command: checks, argument packing, the launch) with a native C
-// loop of cuLaunchKernel over the same compiled kernel on the same stream,
-// in one process, alternating chunks of b.N launches (41 each, order swapped
-// every round); it reports per-launch medians and the median ratio. It needs
-// a CUDA device and LOOM_NATIVE_LOOP, hip/testdata/native_loop.c built as a
-// shared library (hip/testdata/benchcmp.sh builds it).
+// (Run of one sealed dispatch: the session's checks, then its packed
+// launch) with a native C loop of cuLaunchKernel over the same compiled
+// kernel on the same stream, in one process, alternating chunks of b.N
+// launches (-native.rounds each, order swapped every round); it reports
+// per-launch medians and the median ratio. It needs a CUDA device and
+// LOOM_NATIVE_LOOP, hip/testdata/native_loop.c built as a shared library
+// (hip/testdata/benchcmp.sh builds it).
 func BenchmarkSessionVersusNative(b *testing.B) {
 	g := openNativeBench(b)
 	defer g.close()
@@ -40,10 +46,13 @@ func BenchmarkSessionVersusNative(b *testing.B) {
 // BenchmarkLayersVersusNative splits BenchmarkSessionVersusNative by layer,
 // each against the same native loop: hip is a bare Stream.Launch of the
 // Loom-compiled kernel with ready arguments (what hip's own
-// BenchmarkVersusNative measures, on this kernel), backend adds the CUDA
-// backend's launch of a prepared command (argument packing), backend+lock
-// takes the session's lock around that, session is Run. The differences
-// between the ratios say which layer costs what.
+// BenchmarkVersusNative measures, on this kernel); hip-packed is the
+// hip.PackedLaunch the sealed dispatch holds; backend is the CUDA
+// backend's launch of the checked command, packing the arguments per call
+// (Run of several commands does this); session-unpacked is Run of the same
+// dispatch without its packed launch, the direct path before dispatches
+// were packed at seal time; session is Run. The differences between the
+// ratios say which layer costs what.
 func BenchmarkLayersVersusNative(b *testing.B) {
 	g := openNativeBench(b)
 	defer g.close()
@@ -54,25 +63,16 @@ func BenchmarkLayersVersusNative(b *testing.B) {
 			return g.be.stream.Launch(gk.fn, hip.Dim3{X: 1, Y: 1, Z: 1}, hip.Dim3{X: 32, Y: 1, Z: 1}, 0, args)
 		})
 	})
-	var l launchCmd
-	d := g.cmd[0].(Dispatch)
-	g.s.mu.Lock()
-	_, err := g.s.prepareDispatch(&d, &l, nil)
-	g.s.mu.Unlock()
-	if err != nil {
-		b.Fatal(err)
-	}
+	sd := g.cmd[0].(Dispatch).p
+	b.Run("hip-packed", func(b *testing.B) { g.versus(b, "go", sd.packed.Launch) })
 	b.Run("backend", func(b *testing.B) {
-		g.versus(b, "go", func() error { return g.be.launch(&l) })
+		g.versus(b, "go", func() error { return g.be.launch(&sd.launch) })
 	})
-	// The session's lock around the same launch: what taking it costs
-	// next to the driver, apart from the checks.
-	b.Run("backend+lock", func(b *testing.B) {
-		g.versus(b, "go", func() error {
-			g.s.mu.Lock()
-			defer g.s.mu.Unlock()
-			return g.be.launch(&l)
-		})
+	unpacked := *sd
+	unpacked.packed = nil
+	cmd := []Command{Dispatch{p: &unpacked}}
+	b.Run("session-unpacked", func(b *testing.B) {
+		g.versus(b, "go", func() error { return g.s.Run(cmd) })
 	})
 	b.Run("session", func(b *testing.B) { g.versus(b, "go", g.run) })
 }
@@ -135,7 +135,8 @@ func (g *nativeBench) close() { g.s.Close() }
 func (g *nativeBench) run() error { return g.s.Run(g.cmd) }
 
 // versus alternates b.N native launches with b.N calls of launch (then a
-// synchronize), 41 rounds, and reports the medians as native and name.
+// synchronize), -native.rounds rounds, and reports the medians as native
+// and name.
 func (g *nativeBench) versus(b *testing.B, name string, launch func() error) {
 	// The native loop runs with the context current on its thread, as in
 	// a C program: lock the thread (each benchmark runs on a goroutine of
@@ -171,7 +172,7 @@ func (g *nativeBench) versus(b *testing.B, name string, launch func() error) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	r, err := sidebyside.Run(41, timed(native), timed(ours))
+	r, err := sidebyside.Run(*nativeRounds, timed(native), timed(ours))
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

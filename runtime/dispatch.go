@@ -24,14 +24,17 @@ type Dispatch struct {
 // session's life (allocations are released only by Close), so Record and
 // Run need only check that it belongs to their session.
 type sealedDispatch struct {
-	// kernel and launch come first, together: they are all a direct Run
-	// reads (kernel.sess, then the launch), and a launch evicts them from
-	// the nearer caches, so each further line they spread over costs a
-	// miss per Run.
+	// kernel and packed come first, together: they are all a direct Run
+	// reads (kernel.sess, then the packed launch), and a launch evicts
+	// them from the nearer caches, so each further line they spread over
+	// costs a miss per Run.
 	kernel Kernel
-	launch launchCmd
-	args   []Arg  // NewDispatch's own copy of the launch arguments
-	spans  []span // the ranges the bindings touch, weights excluded
+	// packed is the launch as the backend packed it at seal time
+	// (launchPacker), nil where it packs nothing; Run calls it directly.
+	packed launcher
+	launch launchCmd // the checked launch, for Record and unpacked backends
+	args   []Arg     // NewDispatch's own copy of the launch arguments
+	spans  []span    // the ranges the bindings touch, weights excluded
 }
 
 func (Dispatch) isCommand() {}
@@ -210,6 +213,11 @@ func (s *Session) seal(ck *compiledKernel, k Kernel, workload, args []Arg) (*sea
 			if need.Int < 0 || need.Int > storage {
 				return nil, fmt.Errorf("%w: kernel.workgroup.storage at %s needs %d bytes; the launch provides %d for these arguments", ErrArgument, u.Op.Pos, need.Int, storage)
 			}
+		}
+	}
+	if p, ok := s.be.(launchPacker); ok {
+		if sd.packed, err = p.packLaunch(l); err != nil {
+			return nil, fmt.Errorf("%w: packing the launch: %w", ErrArgument, err)
 		}
 	}
 	return sd, nil

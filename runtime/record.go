@@ -201,7 +201,8 @@ func (s *Session) Replay(key string) error {
 // usable; a backend failure makes it unusable.
 func (s *Session) Run(cmds []Command) error {
 	// One dispatch, the common direct call, skips the preparer: it needs
-	// no node list, no spans and no per-run scratch.
+	// no node list, no spans and no per-run scratch, and this function
+	// stays small (a launch evicts its code from the nearer caches).
 	if len(cmds) == 1 {
 		switch c := cmds[0].(type) {
 		case Dispatch:
@@ -212,6 +213,11 @@ func (s *Session) Run(cmds []Command) error {
 			}
 		}
 	}
+	return s.runCommands(cmds)
+}
+
+// runCommands is Run of anything but one dispatch.
+func (s *Session) runCommands(cmds []Command) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(); err != nil {
@@ -241,16 +247,38 @@ func (s *Session) Run(cmds []Command) error {
 
 // runDispatch is Run of the single dispatch d: the same checks, in the same
 // order, with the same errors as the general path. NewDispatch checked and
-// packed everything else, so what is left is the dispatch's session.
+// packed everything else, so what is left is the dispatch's session: a
+// lock, one comparison and the packed launch, with everything else out of
+// line in runDispatchSlow.
 func (s *Session) runDispatch(d *Dispatch) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.failure != nil {
-		return s.usable()
-	}
 	// NewDispatch resolved the handle in its session, whose kernels stay
 	// until Close: the session id is all there is left to compare (s.id is
-	// never 0, the zero Kernel's is). A refusal takes s.kernel for the words.
+	// never 0, the zero Kernel's is).
+	sd := d.p
+	if s.closed || s.failure != nil || sd == nil || sd.kernel.sess != s.id || sd.packed == nil {
+		return s.runDispatchSlow(d)
+	}
+	// Not deferred: a packed launch and runFailed do not panic (the slow
+	// path, which runs backends' own launches, defers).
+	err := sd.packed.Launch()
+	if err != nil {
+		err = s.runFailed(err)
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// runDispatchSlow is runDispatch of an unusable session, a refused
+// dispatch, or a backend that packs no launches; the caller holds s.mu,
+// which this releases.
+//
+//go:noinline
+func (s *Session) runDispatchSlow(d *Dispatch) error {
+	defer s.mu.Unlock()
+	if err := s.usable(); err != nil {
+		return err
+	}
 	sd := d.p
 	if sd == nil || sd.kernel.sess != s.id {
 		return s.runRefused(d)
@@ -261,10 +289,8 @@ func (s *Session) runDispatch(d *Dispatch) error {
 	return nil
 }
 
-// runRefused is the error of a direct Run whose dispatch was refused; the
-// caller holds s.mu.
-//
-//go:noinline
+// runRefused is the error of a direct Run whose dispatch was refused (a
+// refusal takes s.kernel for the words); the caller holds s.mu.
 func (s *Session) runRefused(d *Dispatch) error {
 	err := zeroDispatch
 	if d.p != nil {

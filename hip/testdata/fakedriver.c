@@ -78,16 +78,25 @@ int cuFuncGetAttribute(int *v, int attr, uintptr_t f) { NEED_CTX; (void)attr; (v
 int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) { NEED_CTX;
 	(void)f; if ((int)i >= env("FAKE_PARAMS", 2)) return 1; *off = 8 * i; *size = 8; return 0;
 }
+/* The last launch (any thread): grid x, block x, dynamic shared bytes and
+ * the 8-byte slots of the first four parameters read, zero past those
+ * (fake_last_launch copies it). */
+static uint64_t last_launch[7];
+void fake_last_launch(uint64_t *out) { for (int i = 0; i < 7; i++) out[i] = last_launch[i]; }
+
 int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
 	if (!stream_ok()) return 201;
-	(void)f; (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)shared; (void)stream; (void)extra;
+	(void)f; (void)gy; (void)gz; (void)by; (void)bz; (void)stream; (void)extra;
 	if (bx > 1024) return 1;
+	last_launch[0] = gx; last_launch[1] = bx; last_launch[2] = shared;
+	for (int i = 3; i < 7; i++) last_launch[i] = 0;
 	/* Read the parameters the way a driver does: through the pointers (the
 	 * first FAKE_READ_PARAMS of them, default 2). */
 	for (int i = 0; i < env("FAKE_READ_PARAMS", 2); i++) {
 		volatile uint8_t v = *(uint8_t *)params[i];
 		(void)v;
+		if (i < 4) last_launch[3 + i] = *(uint64_t *)params[i];
 	}
 	return env("FAKE_LAUNCH", 0);
 }
