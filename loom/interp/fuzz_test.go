@@ -76,7 +76,7 @@ func genKernel(data []byte, perGroup bool) string {
 	// go test with two workers, stay the race-free kernels they were.
 	kinds := 16
 	if perGroup {
-		kinds = 30
+		kinds = 31
 	}
 	labels := 0
 	var emit func(depth int, indent string)
@@ -331,6 +331,29 @@ func genKernel(data []byte, perGroup bool) string {
 				idxs, ints, flts = idxs[:ni], ints[:nn], flts[:nf]
 				b.WriteString(fmt.Sprintf("^x%d:\n", l))
 				flts = append(flts, acc)
+			case 30:
+				// An asynchronous copy (or subgroup gather) of one element
+				// into the tile, masked to in-bounds sources, its group
+				// and wait (the shared pass checks the stream, then
+				// lowers it to a load and a store).
+				sv, dv, p, tok, g := fresh(), fresh(), fresh(), fresh(), fresh()
+				at, last, lo, j := pick(idxs), fresh(), fresh(), fresh()
+				w("%s = index.cmp ult, %s, %%n : index", p, at)
+				// The subview stays in bounds; the mask skips the copy.
+				w("%s = index.sub %%n, %%c1 : index", last)
+				w("%s = index.min %s, %s : index", lo, at, last)
+				w("%s = index.max %s, %%c0 : index", j, lo)
+				w("%s = view.subview %%vf[%s] : view<[%%n]xf32> -> view<1xf32>", sv, j)
+				const attrs = "cache_scope = cu, cache_temporal = regular"
+				if next()%2 == 0 {
+					w("%s = view.subview %%tw[%%tid] : view<64xf32> -> view<1xf32>", dv)
+					w("%s = kernel.async.copy.mask %s to %s, %s {%s, direction = global_to_workgroup} : view<1xf32> to view<1xf32>, i1 -> kernel.async.token", tok, sv, dv, p, attrs)
+				} else {
+					w("%s = buffer.view %%wgm[%%z] : buffer -> view<64x1xf32>", dv)
+					w("%s = kernel.async.gather.mask %s to %s, %s {%s} : view<1xf32> to view<64x1xf32>, i1 -> kernel.async.token", tok, sv, dv, p, attrs)
+				}
+				w("%s = kernel.async.group %s : kernel.async.token -> kernel.async.group", g, tok)
+				w("kernel.async.wait %s {newer_groups = 0} : kernel.async.group", g)
 			}
 		}
 	}
@@ -361,6 +384,8 @@ func FuzzRun(f *testing.F) {
 	// cfg diamonds and back-edge loops at the top level (kind 29).
 	f.Add([]byte{4, 29, 0, 1, 2, 2, 3, 0, 1, 4, 1, 9, 1, 2, 29, 1, 3, 2, 2, 3, 0, 1, 5, 10, 0, 2})
 	f.Add([]byte{5, 29, 1, 0, 2, 1, 14, 3, 0, 1, 2, 29, 0, 3, 0, 2, 15, 1, 2, 12, 0, 1, 1, 9, 0, 0, 10, 1, 0})
+	// Asynchronous copies and gathers into the tile (kind 30).
+	f.Add([]byte{4, 30, 0, 0, 30, 1, 1, 22, 0, 3, 4, 0, 30, 2, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 400 {
 			return

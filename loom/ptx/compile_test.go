@@ -148,7 +148,9 @@ func FuzzCompile(f *testing.F) {
 		"../testdata/ops_bits.loom", "../testdata/ops_math.loom", "../testdata/ops_misc.loom",
 		"../testdata/unaligned_access.loom", "../testdata/target_providers.loom",
 		// Unstructured control flow, structured by the shared lowering.
-		"../testdata/cfg_flow.loom"} {
+		"../testdata/cfg_flow.loom",
+		// Asynchronous copies (cp.async) and index values past 2^31-1.
+		"../testdata/ops_async.loom", "../testdata/ops_index_wide.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
