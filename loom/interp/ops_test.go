@@ -734,3 +734,35 @@ func TestOpsPartialWarp(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsShuffleEdges runs ops_partial_warp.loom's shuffle_edges: sources
+// outside the lane's segment are invalid and keep the lane's own value.
+func TestOpsShuffleEdges(t *testing.T) {
+	const n = 128
+	x := make([]int32, n)
+	for i := range x {
+		x[i] = int32(i*2654435761>>7) & 0x7fff
+	}
+	r := compileRun(t, corpus(t, "ops_partial_warp.loom"), "shuffle_edges", Options{})
+	dst := make([]byte, 4*10*n)
+	r.run(wl(n), idx(n), buf(i32bytes(x)), buf(dst))
+	got := bytesI32(dst)
+	for i := range x {
+		lane, sb := i%32, i/32*32
+		shuffle := func(src, width int) []int32 {
+			seg := lane / width * width
+			if src >= seg && src < seg+width {
+				return []int32{x[sb+src], 1}
+			}
+			return []int32{x[i], 0}
+		}
+		o, w := int(x[i]&63), 4<<(x[i]>>2&3)
+		var want []int32
+		want = append(want, shuffle(lane^o, w)...)
+		want = append(want, shuffle(lane-o, w)...)
+		want = append(want, shuffle(lane+o, w)...)
+		want = append(want, shuffle(lane/w*w+o, w)...)
+		want = append(want, shuffle(lane^8, 8)...)
+		checkWords(t, "shuffle_edges", i, got[10*i:], want)
+	}
+}

@@ -13,7 +13,9 @@ import (
 // lanes that exist in their member masks (warpLanes), and shuffles,
 // broadcasts and reductions treat the missing lanes as the CPU executor
 // treats lanes outside the workgroup — a source that does not exist is
-// invalid, a reduction combines the lanes that do.
+// invalid, a reduction combines the lanes that do. Shuffles whose source
+// shfl's own lane arithmetic would compute differently take the same
+// exact path in full warps (nativeShuffle).
 
 const fullMask = "0xffffffff"
 
@@ -282,8 +284,12 @@ func (e *emitter) subgroupShuffle(op *loom.Op) error {
 	if !supportedScalar(a[0].t) || classOf(a[1].t) != cR || classOf(a[2].t) != cR {
 		return unsupported(op, "operand types %s, %s, %s", typeName(a[0].t), typeName(a[1].t), typeName(a[2].t))
 	}
-	if w := e.lanesOfWarp(); w.count != "" {
-		return e.partialShuffle(op, a, w)
+	w := e.lanesOfWarp()
+	if w.count != "" || !nativeShuffle(op.Param, a[1], a[2]) {
+		if w.count == "" {
+			w.count = "32"
+		}
+		return e.exactShuffle(op, a, w)
 	}
 	// c packs the segment mask (32 − width) << 8 and, except for up,
 	// the clamp lane 31 within the segment.
@@ -303,11 +309,27 @@ func (e *emitter) subgroupShuffle(op *loom.Op) error {
 	return nil
 }
 
-// partialShuffle is kernel.subgroup.shuffle in a warp that may be
-// partial: the source lane is computed as the CPU executor does (within
-// the lane's width-aligned segment, and existing), read with shfl.idx,
-// and a lane whose source is invalid keeps its own value.
-func (e *emitter) partialShuffle(op *loom.Op, a []*val, w warpLanes) error {
+// nativeShuffle reports whether shfl.sync's own lane arithmetic gives
+// Loom's result: constant width (a power of two up to 32) and offset,
+// the offset below 32 (shfl reads 5 bits of it) and, for xor and index,
+// below the width (shfl would wrap inside the segment where Loom's source
+// leaves it).
+func nativeShuffle(mode string, off, width *val) bool {
+	if !off.known || !width.known {
+		return false
+	}
+	o, w := off.ci, width.ci
+	if w < 1 || w > 32 || w&(w-1) != 0 || o < 0 || o >= 32 {
+		return false
+	}
+	return mode == "up" || mode == "down" || o < w
+}
+
+// exactShuffle is kernel.subgroup.shuffle with the source lane computed
+// as the CPU executor does (inside the lane's width-aligned segment, and
+// an existing lane of a warp that may be partial), read with shfl.idx; a
+// lane whose source is invalid keeps its own value.
+func (e *emitter) exactShuffle(op *loom.Op, a []*val, w warpLanes) error {
 	lane, seg, end, src := e.newReg(cR), e.newReg(cR), e.newReg(cR), e.newReg(cR)
 	e.ins("mov.u32 %s, %%laneid", lane)
 	e.ins("neg.s32 %s, %s", seg, a[2].reg)
