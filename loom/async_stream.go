@@ -155,8 +155,23 @@ func constOperand(o *Operand) (int64, bool) {
 // the backends do not run).
 func isAsyncProducer(name string) bool { return asyncCopyOps[name] }
 
-// checkAsyncStream checks one block's ops; it returns the first violation.
+// checkAsyncStream checks the blocks of a region (split at cfg block
+// labels); it returns the first violation.
 func checkAsyncStream(ops []*Op) *Error {
+	start := 0
+	for i, op := range ops {
+		if isBlockLabel(op) {
+			if e := checkAsyncBlock(ops[start:i]); e != nil {
+				return e
+			}
+			start = i + 1
+		}
+	}
+	return checkAsyncBlock(ops[start:])
+}
+
+// checkAsyncBlock checks one block's ops.
+func checkAsyncBlock(ops []*Op) *Error {
 	has := false
 	for _, op := range ops {
 		if op.Name == "kernel.async.group" || op.Name == "kernel.async.wait" || isAsyncProducer(op.Name) {

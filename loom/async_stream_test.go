@@ -68,6 +68,8 @@ func TestAsyncStreamLegality(t *testing.T) {
 		{"overlapping destinations in flight", copyTo("t0", "da0") + group("g0", "t0") + copyTo("t1", "da0") + group("g1", "t1") + wait("g0", "1") + wait("g1", "0"), "may overlap a destination still in flight"},
 		{"same destination after the wait", copyTo("t0", "da0") + group("g0", "t0") + wait("g0", "0") + copyTo("t1", "da0") + group("g1", "t1") + wait("g1", "0"), ""},
 		{"group left open in a nested block", "  scf.if %p {\n" + copyTo("t0", "da0") + group("g0", "t0") + "  }\n", "never waited"},
+		{"waited in the next cfg block", copyTo("t0", "da0") + group("g0", "t0") + "  cfg.br ^next\n^next:\n" + wait("g0", "0"), "group %g0 is never waited"},
+		{"a stream in each cfg block", copyTo("t0", "da0") + group("g0", "t0") + wait("g0", "0") + "  cfg.br ^next\n^next:\n" + copyTo("t1", "da0") + group("g1", "t1") + wait("g1", "0"), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
