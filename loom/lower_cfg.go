@@ -562,6 +562,10 @@ type cfgCtx struct {
 	exitAt  []int    // first tuple slot of each exit's block arguments
 	liveAt  int      // first tuple slot of the live-out values
 	dummies []*Value // stand-ins for payload slots a path does not set
+	// simple is set for a loop whose only exit is its header's branch
+	// (whileLoop): a path through the body ends in the header's
+	// arguments alone.
+	simple bool
 }
 
 // collapse is the node of block t in the graph of loop lp: t itself, or
@@ -685,6 +689,9 @@ func (g *cfgGraph) edge(ctx *cfgCtx, e cfgEdge, stop int, out *[]*Op) ([]*Value,
 	}
 	if lp := ctx.loop; lp != nil {
 		if e.to == lp.header {
+			if ctx.simple {
+				return e.args, nil
+			}
 			return g.tuple(ctx, 0, e, out), nil
 		}
 		if !lp.body[e.to] {
@@ -876,6 +883,9 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 	if err != nil {
 		return nil, err
 	}
+	if body, neg, ok := g.whileShape(lp); ok {
+		return g.whileLoop(parent, h, body, neg, pd, inits, stop, out)
+	}
 	ctx := &cfgCtx{loop: lp, ipdom: pd, hargs: hb.args}
 	i32 := typeOfBits(32)
 	ctx.tuple = []*Type{i32}
@@ -952,6 +962,132 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 	}
 	*out = append(*out, g.take()...)
 	return g.branch(parent, h, hb.term, arms, stop, out)
+}
+
+// whileShape reports whether lp leaves only through its header's
+// conditional branch, and which arm (the true one unless neg) enters the
+// body.
+func (g *cfgGraph) whileShape(lp *cfgLoop) (body int, neg, ok bool) {
+	hb := g.blocks[lp.header]
+	if len(lp.exits) != 1 || len(hb.succ) != 2 {
+		return 0, false, false
+	}
+	for v, in := range lp.body {
+		if !in || v == lp.header {
+			continue
+		}
+		for _, e := range g.blocks[v].succ {
+			if !lp.body[e.to] {
+				return 0, false, false
+			}
+		}
+	}
+	a, b := hb.succ[0].to, hb.succ[1].to
+	switch {
+	case lp.body[a] && !lp.body[b]:
+		return a, false, true
+	case !lp.body[a] && lp.body[b]:
+		return b, true, true
+	}
+	return 0, false, false
+}
+
+// whileLoop emits a loop of whileShape as a plain scf.while: the header's
+// ops and condition in the first region, which forwards the header's
+// arguments and the values it defines for later blocks to the body in the
+// second; the body's paths end in the header's arguments. The second
+// region's arguments are the forwarded values themselves, so the body
+// reads them unchanged.
+func (g *cfgGraph) whileLoop(parent *cfgCtx, h, body int, neg bool, pd []int, inits []*Value, stop int, out *[]*Op) ([]*Value, error) {
+	hb := g.blocks[h]
+	lp := hb.head
+	ctx := &cfgCtx{loop: lp, ipdom: pd, hargs: hb.args, simple: true}
+	for _, a := range hb.args {
+		ctx.tuple = append(ctx.tuple, a.Type)
+	}
+	// The header's values read after it: by the body or after the loop.
+	fwd := append([]*Value(nil), hb.args...)
+	defined := map[*Value]bool{}
+	for _, op := range hb.ops {
+		for _, v := range op.Results {
+			defined[v] = true
+		}
+	}
+	seen := map[*Value]bool{}
+	for v, b := range g.blocks {
+		if v == h || !b.reach {
+			continue
+		}
+		use := func(x *Value) {
+			if defined[x] && !seen[x] {
+				seen[x] = true
+				fwd = append(fwd, x)
+			}
+		}
+		for _, op := range append(append([]*Op(nil), b.ops...), b.term) {
+			walkUses(op, use)
+		}
+		for _, e := range b.succ {
+			for _, a := range e.args {
+				use(a)
+			}
+		}
+	}
+	types := make([]*Type, len(fwd))
+	for i, v := range fwd {
+		if v.Type == nil {
+			return nil, cfgErr(v.Pos, "%%%s is used after the header of the loop at %s but has no known type", v.Name, hb.name)
+		}
+		types[i] = v.Type
+	}
+	if err := g.spend(len(hb.ops)+1, hb.pos); err != nil {
+		return nil, err
+	}
+	before := append([]*Op(nil), hb.ops...)
+	g.at(hb.term)
+	c := hb.cond
+	if neg {
+		c = g.l.bin("xori", c, g.trueV)
+	}
+	before = append(before, g.take()...)
+	cond := &Op{Pos: hb.term.Pos, End: hb.term.End, Name: "scf.condition", Types: append([]*Type{c.Type}, types...)}
+	for _, v := range append([]*Value{c}, fwd...) {
+		cond.Operands = append(cond.Operands, &Operand{Pos: hb.term.Pos, Name: v.Name, Value: v})
+	}
+	before = append(before, cond)
+	var do []*Op
+	var vals []*Value
+	if body != h {
+		var err error
+		if vals, err = g.seq(ctx, body, nil, len(g.blocks), &do); err != nil {
+			return nil, err
+		}
+	}
+	y := &Op{Pos: hb.term.Pos, End: hb.term.End, Name: "scf.yield", Types: ctx.tuple}
+	for _, v := range vals {
+		y.Operands = append(y.Operands, &Operand{Pos: hb.term.Pos, Name: v.Name, Value: v})
+	}
+	do = append(do, y)
+	g.at(hb.term)
+	results := g.fresh(types)
+	w := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.while", ResultTypes: types, Results: results,
+		Regions: []*Region{{Pos: hb.pos, End: hb.pos, Args: hb.args, Ops: before}, {Pos: hb.pos, End: hb.pos, Label: "do", Args: fwd, Ops: do}}}
+	g.l.made(w.Regions...)
+	for _, v := range inits {
+		w.Operands = append(w.Operands, &Operand{Pos: hb.pos, Name: v.Name, Value: v})
+	}
+	*out = append(*out, w)
+	// Values of the last trip read after the loop.
+	g.at(hb.term)
+	for i, v := range fwd {
+		for _, lv := range lp.liveOut {
+			if lv == v {
+				g.copyTo(v, results[i])
+			}
+		}
+	}
+	*out = append(*out, g.take()...)
+	return g.edge(parent, cfgEdge{to: lp.exits[0]}, stop, out)
 }
 
 // zero is a stand-in value of type t for paths that leave a loop without

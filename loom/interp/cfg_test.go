@@ -168,3 +168,25 @@ func TestCFGStructured(t *testing.T) {
 		}
 	}
 }
+
+func TestCFGStride(t *testing.T) {
+	src := opsWords(cfgN)
+	want, wantTrips := make([]int32, cfgN), make([]int32, 128)
+	for i := range 128 {
+		j, count := i, int32(0)
+		for ; j < cfgN; j += 128 {
+			if v := src[j]; v&1 != 0 {
+				want[j] = v + int32(j)
+			} else {
+				want[j] = v - int32(j)
+			}
+			count++
+		}
+		wantTrips[i] = count<<16 + int32(j)
+	}
+	r := compileRun(t, corpus(t, "cfg_flow.loom"), "cfg_stride", Options{})
+	dst, trips := make([]byte, 4*cfgN), make([]byte, 4*128)
+	r.run(wl(cfgN), idx(cfgN), buf(i32bytes(src)), buf(dst), buf(trips))
+	exactI32(t, "cfg_stride dst", bytesI32(dst), want)
+	exactI32(t, "cfg_stride trips", bytesI32(trips), wantTrips)
+}

@@ -292,7 +292,8 @@ func genKernel(data []byte, perGroup bool) string {
 				// Unstructured control flow at the body's top level (the
 				// shared lowering structures it): a diamond whose join
 				// takes a block argument, or a loop formed by a back
-				// edge with a capped trip count.
+				// edge with a capped trip count, left at its header
+				// (a plain scf.while) or also from inside its body.
 				if depth > 0 {
 					continue
 				}
@@ -300,7 +301,8 @@ func genKernel(data []byte, perGroup bool) string {
 				l := labels
 				ni, nn, nf := len(idxs), len(ints), len(flts)
 				c := fresh()
-				if next()%2 == 0 {
+				shape := next() % 3
+				if shape == 0 {
 					w("%s = index.cmp slt, %s, %s : index", c, pick(idxs), pick(idxs))
 					w("cfg.cond_br %s, ^t%d, ^e%d", c, l, l)
 					for _, arm := range []string{"t", "e"} {
@@ -325,6 +327,12 @@ func genKernel(data []byte, perGroup bool) string {
 				b.WriteString(fmt.Sprintf("^b%d:\n", l))
 				idxs, flts = append(idxs, iv), append(flts, acc)
 				emit(depth+1, indent)
+				if shape == 2 {
+					brk := fresh()
+					w("%s = index.cmp slt, %s, %s : index", brk, pick(idxs), pick(idxs))
+					w("cfg.cond_br %s, ^x%d, ^c%d", brk, l, l)
+					b.WriteString(fmt.Sprintf("^c%d:\n", l))
+				}
 				w("%s = scalar.addf %s, %s : f32", acc1, acc, pick(flts))
 				w("%s = index.add %s, %%c1 : index", next1, iv)
 				w("cfg.br ^h%d(%s: f32, %s: index)", l, acc1, next1)
@@ -384,6 +392,7 @@ func FuzzRun(f *testing.F) {
 	// cfg diamonds and back-edge loops at the top level (kind 29).
 	f.Add([]byte{4, 29, 0, 1, 2, 2, 3, 0, 1, 4, 1, 9, 1, 2, 29, 1, 3, 2, 2, 3, 0, 1, 5, 10, 0, 2})
 	f.Add([]byte{5, 29, 1, 0, 2, 1, 14, 3, 0, 1, 2, 29, 0, 3, 0, 2, 15, 1, 2, 12, 0, 1, 1, 9, 0, 0, 10, 1, 0})
+	f.Add([]byte{4, 29, 2, 0, 2, 2, 3, 0, 1, 1, 9, 1, 0, 3, 2, 29, 2, 1, 0, 3, 1, 10, 0, 1, 2, 0})
 	// Asynchronous copies and gathers into the tile (kind 30).
 	f.Add([]byte{4, 30, 0, 0, 30, 1, 1, 22, 0, 3, 4, 0, 30, 2, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {

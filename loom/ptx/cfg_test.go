@@ -28,6 +28,7 @@ func TestCFGCompile(t *testing.T) {
 		{"cfg_barrier", 0, 1},
 		{"cfg_uniform", 0, 0},
 		{"cfg_search", 1, 0},
+		{"cfg_stride", 1, 0},
 	} {
 		k, err := Compile([]*loom.Module{m}, c.export, Options{})
 		if err != nil {
