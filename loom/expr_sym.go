@@ -207,6 +207,17 @@ func (s *symEval) translate(op *Op, idx int, v *Value) (*Expr, error) {
 		return mk(ExprSelect, ty, a...), nil
 	case "func.call":
 		return s.call(op, idx)
+	case "test.fact_buffer_memory_space", "test.fact_view_memory_space":
+		// The config region sees the kernel's signature (bound to
+		// workload or launch arguments) as global memory.
+		if len(op.Operands) != 1 || ty == nil {
+			return nil, notEvaluable(op.Pos, "%s takes one operand and one result", op.Name)
+		}
+		code := MemorySpaceFact(op.Operands[0].Value, func(a *Value) bool {
+			e := s.bind[a]
+			return e != nil && (e.Op == ExprWorkload || e.Op == ExprLaunch)
+		})
+		return &Expr{Op: ExprConst, Type: ty, Const: Const{Type: ty, Int: code}, Pos: op.Pos}, nil
 	case "kernel.workgroup.count", "kernel.workgroup.size":
 		if s.geom != nil {
 			axis := strings.Index("xyz", strings.TrimSpace(op.Param))

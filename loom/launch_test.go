@@ -32,6 +32,23 @@ kernel.def export("k") @k() {
 			want:   Geometry{[3]int64{4, 1, 1}, [3]int64{256, 1, 1}, [3]int64{1, 1, 1}},
 		},
 		{
+			name: "memory-space probe of a workload buffer",
+			src: `
+kernel.def export("k") @k(%b: buffer) {
+  %c1 = index.constant 1 : index
+  %s = test.fact_buffer_memory_space %b : buffer -> i64
+  %g = index.cast %s : i64 to index
+  %w = index.constant 64 : index
+  %c3 = index.constant 3 : index
+  %gs = index.mul %g, %c3 : index
+  kernel.launch.config workgroups(%gs, %c1, %c1) workgroup_size(%w, %c1, %c1) : index
+} launch(%b: buffer) {
+  kernel.return
+}`,
+			static: true,
+			want:   Geometry{[3]int64{3, 1, 1}, [3]int64{64, 1, 1}, [3]int64{1, 1, 1}},
+		},
+		{
 			name: "workload dependent 2-D with cluster",
 			src: `
 kernel.def export("k") @k(%m: index, %n: index) {

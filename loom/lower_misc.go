@@ -39,8 +39,10 @@ func lowerFastMath(l *lowering, op *Op) (bool, error) {
 // test.fact_lane_varying and test.fact_lane_predicate 1 when it provably
 // depends on the invocation; the other probes (non_negative, non_zero,
 // positive) answer 0, "not proven", and fact_divisor 1, the divisor every
-// value has, as their definitions allow (the range probes
-// are lowerRangeFact). test.use, a sink that keeps values alive, has no
+// value has, as their definitions allow; fact_power_of_two is 1 for a
+// constant power of two, fact_subgroup_lane_mask for a ballot, active or
+// match mask, fact_buffer/view_memory_space MemorySpaceFact (the range
+// probes are lowerRangeFact). test.use, a sink that keeps values alive, has no
 // effect on results and is dropped.
 func lowerTestFact(l *lowering, op *Op) (bool, error) {
 	if op.Name == "test.use" || op.Name == "test.typed_use" {
@@ -63,6 +65,16 @@ func lowerTestFact(l *lowering, op *Op) (bool, error) {
 	case "test.fact_non_negative", "test.fact_non_zero", "test.fact_positive":
 	case "test.fact_divisor":
 		bit = 1 // every integer is a multiple of 1
+	case "test.fact_power_of_two":
+		if c, ok := intLiteral(v); ok && c > 0 && c&(c-1) == 0 {
+			bit = 1
+		}
+	case "test.fact_subgroup_lane_mask":
+		if d := v.Def; d != nil && v.Index == 0 && laneMaskOps[d.Name] {
+			bit = 1
+		}
+	case "test.fact_buffer_memory_space", "test.fact_view_memory_space":
+		bit = MemorySpaceFact(v, func(a *Value) bool { return a.Owner != nil && a.Owner.Label == "launch" })
 	default:
 		return true, l.errorf("analysis probe is not supported")
 	}
@@ -72,6 +84,20 @@ func lowerTestFact(l *lowering, op *Op) (bool, error) {
 	}
 	l.finish(l.intConst(t, bit))
 	return true, nil
+}
+
+// laneMaskOps are the ops whose first result is a subgroup lane mask.
+var laneMaskOps = map[string]bool{
+	"kernel.subgroup.vote.ballot": true, "kernel.subgroup.active.mask": true,
+	"kernel.subgroup.match.any": true, "kernel.subgroup.match.all": true,
+}
+
+// intLiteral is the value of an integer constant op's result.
+func intLiteral(v *Value) (int64, bool) {
+	if d := v.Def; d != nil && (d.Name == "index.constant" || d.Name == "scalar.constant") && d.Literal != nil && d.Literal.Kind == LitInt {
+		return d.Literal.Int, true
+	}
+	return 0, false
 }
 
 // laneSources are ops whose results differ between invocations of one

@@ -259,6 +259,15 @@ func TestOpsFastMathAndFacts(t *testing.T) {
 	for i := 0; i < n; i++ {
 		checkWords(t, "facts", i, facts[4*i:], []int32{1, 0, 1, 0})
 	}
+	r = compileRun(t, corpus(t, "ops_misc.loom"), "more_facts", Options{})
+	out = make([]byte, 4*12*n)
+	r.run(wl(n), idx(n), buf(out))
+	facts = bytesI32(out)
+	for i := 0; i < n; i++ {
+		// power of two: 64, 48, %n; lane mask: ballot, active, id;
+		// memory space: param, its view, workgroup, private view, assumed global.
+		checkWords(t, "more facts", i, facts[12*i:], []int32{1, 0, 0, 1, 1, 0, 1, 1, 2, 3, 1, 12})
+	}
 }
 
 // TestUnalignedAccess runs loom/testdata/unaligned_access.loom at byte
