@@ -95,7 +95,7 @@ func TestAsyncTransferShapes(t *testing.T) {
 		{"copy footprint differs", `%t = kernel.async.copy %src to %w8 {cache_scope = cu, cache_temporal = regular, direction = global_to_workgroup} : view<16xi8> to view<8xi8> -> kernel.async.token`, "differ in footprint"},
 		{"gather without lane axis", `%t = kernel.async.gather %src to %w16 {cache_scope = cu, cache_temporal = regular} : view<16xi8> to view<16xi8> -> kernel.async.token`, "one leading subgroup-lane axis"},
 		{"gather slot too small", `%t = kernel.async.gather %src to %slots {cache_scope = cu, cache_temporal = regular} : view<16xi8> to view<4x8xi8> -> kernel.async.token`, "fewer than the source's 16"},
-		{"element types differ", `%t = kernel.async.copy %src to %w4 {cache_scope = cu, cache_temporal = regular, direction = global_to_workgroup} : view<16xi8> to view<4xi32> -> kernel.async.token`, "equal element types"},
+		{"f8 bytes", `%t = kernel.async.copy %src to %w8f {cache_scope = cu, cache_temporal = regular, direction = global_to_workgroup} : view<16xi8> to view<16xf8E4M3> -> kernel.async.token`, "bytes move between integer and f16/bf16/f32/f64"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestAsyncTransferShapes(t *testing.T) {
   %w = buffer.alloca %b64 {base_alignment = 16, memory_space = workgroup} : buffer
   %w8 = buffer.view %w[%z] : buffer -> view<8xi8>
   %w16 = buffer.view %w[%z] : buffer -> view<16xi8>
-  %w4 = buffer.view %w[%z] : buffer -> view<4xi32>
+  %w8f = buffer.view %w[%z] : buffer -> view<16xf8E4M3>
   %slots = buffer.view %w[%z] : buffer -> view<4x8xi8>
   ` + tc.op + `
   %g0 = kernel.async.group %t : kernel.async.token -> kernel.async.group

@@ -3,6 +3,7 @@ package loom
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Asynchronous copies (kernel.async.*), as Loom defines them: a transfer
@@ -143,81 +144,22 @@ func lowerAsyncMarker(l *lowering, op *Op) (bool, error) { return true, nil }
 // maxUnrolledCopy bounds the elements a transfer copies without a loop.
 const maxUnrolledCopy = 64
 
-// lowerAsyncTransfer rewrites a transfer into element loads and stores in
-// row-major order of both views (lane slot Dest[lane, …] for a gather).
+// lowerAsyncTransfer rewrites a transfer into loads and stores (under
+// scf.if for the .mask forms): element by element between equal element
+// types, byte by byte between different ones.
 func lowerAsyncTransfer(l *lowering, op *Op) (bool, error) {
 	tr, err := ParseAsyncTransfer(op)
 	if err != nil {
 		return true, err
 	}
-	src, dst := tr.Source.Type, tr.Dest.Type
-	if !sameType(src.Elem, dst.Elem) {
-		return true, l.errorf("the element-wise lowering copies between equal element types; %s and %s differ (only PTX copies bytes natively)", src.Elem, dst.Elem)
-	}
-	idx := &Type{Kind: TypeIndex, Name: "index"}
-	n := 1
-	for _, d := range src.Dims {
-		n *= int(d.Size)
-	}
-	dstDims := dst.Dims
-	var lane *Value
 	var saved []*Op
 	if tr.Predicate != nil {
 		saved, l.out = l.out, nil
 	}
-	if tr.Gather {
-		lane = l.emit("kernel.subgroup.lane.id", "", nil, []*Type{idx}, nil, idx)
-		dstDims = dst.Dims[1:]
-	}
-	elem := src.Elem
-	copyOne := func(k func(dims []Dim) []*Value) {
-		v := l.emit("view.load", "", append([]*Value{tr.Source}, k(src.Dims)...), []*Type{src}, []*Type{elem}, elem)
-		ix := k(dstDims)
-		if lane != nil {
-			ix = append([]*Value{lane}, ix...)
-		}
-		l.emit("view.store", "", append([]*Value{v, tr.Dest}, ix...), []*Type{elem, dst}, nil, nil)
-	}
-	if n <= maxUnrolledCopy {
-		for e := 0; e < n; e++ {
-			copyOne(func(dims []Dim) []*Value {
-				ix := make([]*Value, len(dims))
-				r := int64(e)
-				for a := len(dims) - 1; a >= 0; a-- {
-					ix[a] = l.intConst(idx, r%dims[a].Size)
-					r /= dims[a].Size
-				}
-				return ix
-			})
-		}
-	} else {
-		// scf.for %e = [0 to n step 1] { coordinates of e by div/rem; copy }
-		lo, hi, one := l.intConst(idx, 0), l.intConst(idx, int64(n)), l.intConst(idx, 1)
-		outer := l.out
-		l.out = nil
-		l.n++
-		body := &Region{Pos: op.Pos, End: op.End}
-		e := &Value{Name: "lower.ce" + strconv.Itoa(l.n), Type: idx, Pos: op.Pos, Owner: body}
-		body.Args = []*Value{e}
-		copyOne(func(dims []Dim) []*Value {
-			ix := make([]*Value, len(dims))
-			r := e
-			for a := len(dims) - 1; a >= 0; a-- {
-				size := l.intConst(idx, dims[a].Size)
-				ix[a] = l.emit("index.rem", "", []*Value{r, size}, []*Type{idx}, nil, idx)
-				if a > 0 {
-					r = l.emit("index.div", "", []*Value{r, size}, []*Type{idx}, nil, idx)
-				}
-			}
-			return ix
-		})
-		body.Ops = append(l.out, &Op{Pos: op.Pos, End: op.End, Name: "scf.yield"})
-		l.out = outer
-		forOp := &Op{Pos: op.Pos, End: op.End, Name: "scf.for", Regions: []*Region{body}}
-		for _, a := range []*Value{lo, hi, one} {
-			forOp.Operands = append(forOp.Operands, &Operand{Pos: op.Pos, Name: a.Name, Value: a})
-		}
-		l.out = append(l.out, forOp)
+	if sameType(tr.Source.Type.Elem, tr.Dest.Type.Elem) {
+		l.elemCopy(tr)
+	} else if err := l.byteCopy(tr); err != nil {
+		return true, err
 	}
 	if tr.Predicate != nil {
 		then := &Region{Pos: op.Pos, End: op.End, Ops: l.out}
@@ -225,4 +167,125 @@ func lowerAsyncTransfer(l *lowering, op *Op) (bool, error) {
 			Operands: []*Operand{{Pos: op.Pos, Name: tr.Predicate.Name, Value: tr.Predicate}}})
 	}
 	return true, nil
+}
+
+var lowerIndex = &Type{Kind: TypeIndex, Name: "index"}
+
+// constCoords are the row-major coordinates of element k in dims.
+func (l *lowering) constCoords(k int, dims []Dim) []*Value {
+	ix := make([]*Value, len(dims))
+	for a := len(dims) - 1; a >= 0; a-- {
+		ix[a] = l.intConst(lowerIndex, int64(k)%dims[a].Size)
+		k /= int(dims[a].Size)
+	}
+	return ix
+}
+
+// destLane is a gather's lane index (its destination's leading axis)
+// and the slot's dims, or nothing and all of a copy's destination dims.
+func (l *lowering) destLane(tr *AsyncTransfer) (lane []*Value, dims []Dim) {
+	if !tr.Gather {
+		return nil, tr.Dest.Type.Dims
+	}
+	id := l.emit("kernel.subgroup.lane.id", "", nil, []*Type{lowerIndex}, nil, lowerIndex)
+	return []*Value{id}, tr.Dest.Type.Dims[1:]
+}
+
+// elemCopy copies element k of the source to element k of the
+// destination (slot), in row-major order of both: unrolled up to
+// maxUnrolledCopy elements, else in an scf.for.
+func (l *lowering) elemCopy(tr *AsyncTransfer) {
+	src, dst := tr.Source.Type, tr.Dest.Type
+	n := 1
+	for _, d := range src.Dims {
+		n *= int(d.Size)
+	}
+	lane, dstDims := l.destLane(tr)
+	copyOne := func(coords func(dims []Dim) []*Value) {
+		v := l.emit("view.load", "", append([]*Value{tr.Source}, coords(src.Dims)...), []*Type{src}, []*Type{src.Elem}, src.Elem)
+		ix := append(append([]*Value(nil), lane...), coords(dstDims)...)
+		l.emit("view.store", "", append([]*Value{v, tr.Dest}, ix...), []*Type{src.Elem, dst}, nil, nil)
+	}
+	if n <= maxUnrolledCopy {
+		for e := 0; e < n; e++ {
+			copyOne(func(dims []Dim) []*Value { return l.constCoords(e, dims) })
+		}
+		return
+	}
+	// scf.for %e = [0 to n step 1] { coordinates of e by div/rem; copy }
+	pos, end := l.cur.Pos, l.cur.End
+	lo, hi, one := l.intConst(lowerIndex, 0), l.intConst(lowerIndex, int64(n)), l.intConst(lowerIndex, 1)
+	outer := l.out
+	l.out = nil
+	l.n++
+	body := &Region{Pos: pos, End: end}
+	e := &Value{Name: "lower.ce" + strconv.Itoa(l.n), Type: lowerIndex, Pos: pos, Owner: body}
+	body.Args = []*Value{e}
+	copyOne(func(dims []Dim) []*Value {
+		ix := make([]*Value, len(dims))
+		r := e
+		for a := len(dims) - 1; a >= 0; a-- {
+			size := l.intConst(lowerIndex, dims[a].Size)
+			ix[a] = l.emit("index.rem", "", []*Value{r, size}, []*Type{lowerIndex}, nil, lowerIndex)
+			if a > 0 {
+				r = l.emit("index.div", "", []*Value{r, size}, []*Type{lowerIndex}, nil, lowerIndex)
+			}
+		}
+		return ix
+	})
+	body.Ops = append(l.out, &Op{Pos: pos, End: end, Name: "scf.yield"})
+	l.out = outer
+	forOp := &Op{Pos: pos, End: end, Name: "scf.for", Regions: []*Region{body}}
+	for _, a := range []*Value{lo, hi, one} {
+		forOp.Operands = append(forOp.Operands, &Operand{Pos: pos, Name: a.Name, Value: a})
+	}
+	l.out = append(l.out, forOp)
+}
+
+// maxByteCopy bounds the bytes a copy between different element types
+// moves (unrolled, byte by byte).
+const maxByteCopy = 64
+
+// byteCopy lowers a transfer between views of different element types:
+// each source element (row-major) is read as its little-endian bytes
+// (floats through a same-width bitcast), and each destination element is
+// assembled from the next bytes, as the byte-for-byte copy Loom defines.
+func (l *lowering) byteCopy(tr *AsyncTransfer) error {
+	src, dst := tr.Source.Type, tr.Dest.Type
+	for _, e := range []*Type{src.Elem, dst.Elem} {
+		if (e.Kind != TypeInt && e.Kind != TypeFloat) || e.Bits%8 != 0 || e.Bits > 64 || strings.HasPrefix(e.Name, "f8") {
+			return l.errorf("a copy between %s and %s elements (bytes move between integer and f16/bf16/f32/f64 elements of whole bytes)", src.Elem, dst.Elem)
+		}
+	}
+	ss, ds := src.Elem.Bits/8, dst.Elem.Bits/8
+	if tr.Bytes > maxByteCopy || tr.Bytes%ds != 0 {
+		return l.errorf("a copy of %d bytes between %s and %s elements (at most %d bytes, whole destination elements)", tr.Bytes, src.Elem, dst.Elem, maxByteCopy)
+	}
+	var bytes []*Value
+	for k := 0; k < tr.Bytes/ss; k++ {
+		v := l.emit("view.load", "", append([]*Value{tr.Source}, l.constCoords(k, src.Dims)...), []*Type{src}, []*Type{src.Elem}, src.Elem)
+		w := l.toIntLanes(v)
+		for b := 0; b < ss; b++ {
+			x := w
+			if b > 0 {
+				x = l.bin("shrui", w, l.intConst(w.Type, int64(8*b)))
+			}
+			bytes = append(bytes, l.resizeInt(x, 8, false))
+		}
+	}
+	lane, dims := l.destLane(tr)
+	it := typeOfBits(8 * ds)
+	for j := 0; j < tr.Bytes/ds; j++ {
+		acc := l.resizeInt(bytes[j*ds], 8*ds, false)
+		for b := 1; b < ds; b++ {
+			x := l.resizeInt(bytes[j*ds+b], 8*ds, false)
+			acc = l.bin("ori", acc, l.bin("shli", x, l.intConst(it, int64(8*b))))
+		}
+		if dst.Elem.Kind == TypeFloat {
+			acc = l.cast("bitcast", acc, dst.Elem)
+		}
+		ix := append(append([]*Value(nil), lane...), l.constCoords(j, dims)...)
+		l.emit("view.store", "", append([]*Value{acc, tr.Dest}, ix...), []*Type{dst.Elem, dst}, nil, nil)
+	}
+	return nil
 }

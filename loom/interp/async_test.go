@@ -211,3 +211,27 @@ func TestIndexWide(t *testing.T) {
 		}
 	}
 }
+
+func TestAsyncRetype(t *testing.T) {
+	const n = 64
+	src := make([]float32, 2*n)
+	for i := range src {
+		src[i] = float32(i)*1.25 - 40
+	}
+	raw := f32bytes(src)
+	for _, m := range asyncModes() {
+		r := compileRun(t, corpus(t, "ops_async.loom"), "async_retype", m.opts)
+		dst := make([]byte, 16*n)
+		r.run(wl(n), idx(n), buf(raw), buf(dst))
+		got := bytesI32(dst)
+		for i := 0; i < n; i++ {
+			nb := i ^ 1
+			for j := 0; j < 4; j++ {
+				want := int32(int16(binary.LittleEndian.Uint16(raw[8*nb+2*j:])))
+				if got[4*i+j] != want {
+					t.Fatalf("%s row %d element %d: got %d, want %d", m.name, i, j, got[4*i+j], want)
+				}
+			}
+		}
+	}
+}
