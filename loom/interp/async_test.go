@@ -235,3 +235,28 @@ func TestAsyncRetype(t *testing.T) {
 		}
 	}
 }
+
+func TestAsyncPipeline(t *testing.T) {
+	const k = 6
+	src := make([]float32, k*64*4)
+	for i := range src {
+		src[i] = float32(i%97) - 13.5
+	}
+	for _, m := range asyncModes() {
+		r := compileRun(t, corpus(t, "ops_async.loom"), "async_pipeline", m.opts)
+		dst := make([]byte, 64*16)
+		r.run(wl(k), idx(k), buf(f32bytes(src)), buf(dst))
+		got := bytesF32(dst)
+		for row := 0; row < 64; row++ {
+			for j := 0; j < 4; j++ {
+				var want float32
+				for tile := 0; tile < k; tile++ {
+					want += src[(tile*64+63-row)*4+j]
+				}
+				if got[4*row+j] != want {
+					t.Fatalf("%s row %d element %d: got %v, want %v", m.name, row, j, got[4*row+j], want)
+				}
+			}
+		}
+	}
+}

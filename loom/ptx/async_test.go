@@ -34,6 +34,8 @@ func TestAsyncPTX(t *testing.T) {
 			map[string]int{"cp.async.commit_group;": 2}, nil},
 		{"async_retype", []string{`cp\.async\.ca\.shared\.global \[%rd?\d+\], \[%rd\d+\], 8;`, `cp\.async\.ca\.shared\.global \[%rd?\d+\+4\], \[%rd\d+\+4\], 4;`},
 			map[string]int{"cp.async.ca.shared.global": 3}, nil},
+		{"async_pipeline", []string{`cp\.async\.ca\.shared\.global \[%rd?\d+\], \[%rd\d+\], 16;`},
+			map[string]int{"cp.async.commit_group;": 3, "cp.async.wait_group 0;": 3}, nil},
 		{"async_long_rows", []string{`cp\.async\.ca\.shared\.global \[%r\d+\+304\], \[%rd\d+\+304\], 16;`, `ld\.shared\.v4\.u32`, `st\.global\.v4\.u32`},
 			map[string]int{"cp.async.ca.shared.global": 21}, nil},
 	}
