@@ -27,10 +27,14 @@
 // the stream, so they make no extra call and lock no thread, which is what
 // keeps a launch from Go as cheap as one from C. Should a driver refuse one
 // for want of a current context, the call is retried with the context made
-// current and the package makes it current for every later call as well.
+// current and the Context makes it current for every later call as well.
 //
-// Hot paths (Stream.Launch, GraphExec.Launch) pass their arguments through
-// storage preallocated in the Stream and Args, so they allocate nothing.
+// Hot paths (Stream.Launch, PackedLaunch.Launch, GraphExec.Launch) pass
+// their arguments through a call frame on the caller's stack and
+// parameter storage preallocated in Args, so they allocate nothing. A
+// launch repeated with the same values is cheapest packed once
+// (Stream.Pack): its Launch checks the stream and context and calls the
+// driver with the ready frame.
 //
 // Every handle has Close; finalizers release nothing. After a fault that
 // poisons the context (an illegal address, a failed launch; see
