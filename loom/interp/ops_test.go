@@ -775,3 +775,41 @@ func TestOpsShuffleEdges(t *testing.T) {
 		checkWords(t, "shuffle_edges", i, got[10*i:], want)
 	}
 }
+
+// TestOpsRemf runs ops_misc.loom's remf against Go's math.Mod (C fmod,
+// exact, so results must match bit for bit) on ordinary, signed-zero,
+// subnormal, huge, infinite and NaN operands.
+func TestOpsRemf(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	sub := math.Float32frombits(3)
+	pairs := [][2]float32{
+		{5.5, 2}, {-5.5, 2}, {5.5, -2}, {-0.0, 3}, {0, -3}, {1, 3}, {3, 3}, {-7, 7},
+		{3e38, sub}, {-3e38, 7e-45}, {sub, 3e38}, {1.5, inf}, {inf, 2}, {nan, 2}, {2, nan},
+		{1e-40, 3e-41}, {16777217, 0.1}, {0.3, 0.1}, {1e30, 3}, {-1e-30, 1e-38},
+	}
+	for i := range 64 { // a spread of ordinary values too
+		x := float32(math.Ldexp(float64(i*37%101)-50, i%40-20))
+		y := float32(math.Ldexp(float64(i*53%97)-48, -(i%30)+5))
+		pairs = append(pairs, [2]float32{x, y})
+	}
+	n := len(pairs)
+	src := make([]float32, 0, 2*n)
+	for _, p := range pairs {
+		src = append(src, p[0], p[1])
+	}
+	fmod := func(a, b float32) float32 { return float32(math.Mod(float64(a), float64(b))) }
+	r := compileRun(t, corpus(t, "ops_misc.loom"), "remf", Options{})
+	dst := make([]byte, 4*6*n)
+	r.run(wl(int64(n)), idx(int64(n)), buf(f32bytes(src)), buf(dst))
+	got := bytesF32(dst)
+	for i, p := range pairs {
+		x, y := p[0], p[1]
+		want := []float32{fmod(x, y), fmod(y, x), fmod(x*0x1p100, y*0x1p-100), fmod(x, 0), fmod(x, y), fmod(-y, x)}
+		for j, w := range want {
+			g := got[6*i+j]
+			if !(math.IsNaN(float64(g)) && math.IsNaN(float64(w))) && math.Float32bits(g) != math.Float32bits(w) {
+				t.Fatalf("pair %d (%g, %g) result %d: got %g (%#x), want %g (%#x)", i, x, y, j, g, math.Float32bits(g), w, math.Float32bits(w))
+			}
+		}
+	}
+}

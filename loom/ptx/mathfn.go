@@ -36,6 +36,11 @@ func (e *emitter) freg() string { return e.newReg(cF) }
 // mathF32 lowers a transcendental on f32 operands; ok is false when the
 // function has no lowering.
 func (e *emitter) mathF32(op *loom.Op, name string, a []*val) (*val, bool, error) {
+	if len(a) == 2 && name == "remf" {
+		out := e.newVal(f32Type)
+		e.ins("copysign.f32 %s, %s, %s", out.reg, a[0].reg, e.fmodAbs(a[0].reg, a[1].reg))
+		return out, true, nil
+	}
 	if len(a) != 1 {
 		return nil, false, nil
 	}
@@ -172,4 +177,56 @@ func (e *emitter) erff(x string) string {
 	e.ins("selp.f32 %s, %s, %s, %s", r, q, big, small)
 	e.ins("copysign.f32 %s, %s, %s", r, x, r)
 	return r
+}
+
+// fmodAbs is |fmod(x, y)| of two f32 registers (C's fmodf, which is exact),
+// as an f32 register; the caller gives it x's sign. It works in f64, where
+// every f32 (subnormals too) is normal: t = |y|·2^k with k the difference
+// of the binary exponents puts t in |x|'s binade, then for t = |y|·2^k …
+// |y| the remainder r (from |x|) drops t whenever r ≥ t — exact, as
+// t ≤ r < 2t (Sterbenz). Up to 277 steps for the widest exponent gap. A
+// zero or NaN y and an infinite or NaN x give NaN; |x| < |y| gives |x|.
+func (e *emitter) fmodAbs(x, y string) string {
+	r, t, ay := e.newReg(cFd), e.newReg(cFd), e.newReg(cFd)
+	e.ins("cvt.f64.f32 %s, %s", r, x)
+	e.ins("abs.f64 %s, %s", r, r)
+	e.ins("cvt.f64.f32 %s, %s", ay, y)
+	e.ins("abs.f64 %s, %s", ay, ay)
+	out := e.freg()
+	nan, loop, done, end := e.newLabel("fmod_nan"), e.newLabel("fmod_loop"), e.newLabel("fmod_done"), e.newLabel("fmod_end")
+	ok, p := e.newReg(cPred), e.newReg(cPred)
+	e.ins("setp.lt.f64 %s, %s, 0d7FF0000000000000", ok, r) // false for ∞ and NaN
+	e.ins("setp.gt.and.f64 %s, %s, 0d0000000000000000, %s", ok, ay, ok)
+	e.ins("@!%s bra %s", ok, nan)
+	exp := func(f string) string {
+		b, x := e.newReg(cRd), e.newReg(cR)
+		e.ins("mov.b64 %s, %s", b, f)
+		e.ins("shr.u64 %s, %s, 52", b, b)
+		e.ins("cvt.u32.u64 %s, %s", x, b)
+		return x
+	}
+	k := e.newReg(cR)
+	e.ins("sub.s32 %s, %s, %s", k, exp(r), exp(ay))
+	e.ins("setp.lt.s32 %s, %s, 0", p, k)
+	e.ins("@%s bra %s", p, done)
+	scale := e.newReg(cRd)
+	e.ins("cvt.u64.u32 %s, %s", scale, k)
+	e.ins("add.u64 %s, %s, 1023", scale, scale)
+	e.ins("shl.b64 %s, %s, 52", scale, scale)
+	e.ins("mov.b64 %s, %s", t, scale)
+	e.ins("mul.rn.f64 %s, %s, %s", t, t, ay)
+	e.label(loop)
+	e.ins("setp.ge.f64 %s, %s, %s", p, r, t)
+	e.ins("@%s sub.rn.f64 %s, %s, %s", p, r, r, t)
+	e.ins("setp.eq.f64 %s, %s, %s", p, t, ay)
+	e.ins("@%s bra %s", p, done)
+	e.ins("mul.rn.f64 %s, %s, 0d3FE0000000000000", t, t)
+	e.ins("bra %s", loop)
+	e.label(done)
+	e.ins("cvt.rn.f32.f64 %s, %s", out, r)
+	e.ins("bra %s", end)
+	e.label(nan)
+	e.ins("mov.f32 %s, 0f7FFFFFFF", out)
+	e.label(end)
+	return out
 }

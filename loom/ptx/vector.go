@@ -117,7 +117,7 @@ var laneUnary = map[string]bool{
 	"expf": true, "exp2f": true, "logf": true, "log2f": true, "log10f": true, "tanhf": true,
 	"erff": true, "rsqrtf": true, "logisticf": true, "siluf": true, "sinf": true, "cosf": true,
 	"negi": true, "absi": true, "ctpopi": true, "ctlzi": true, "cttzi": true, "madd": true, "fmai": true,
-	"isnanf": true, "isinff": true, "isfinitef": true, "powf": true,
+	"isnanf": true, "isinff": true, "isfinitef": true, "powf": true, "remf": true,
 }
 
 // scalarTypeOf maps a vector type to its element type; others are kept.
