@@ -10,16 +10,27 @@ import (
 // and under the sanitizer (which must find no race: the waits and
 // barriers order every copy before its readers).
 
-func asyncModes() []struct {
-	name string
-	opts Options
-} {
-	return []struct {
+// runAsync runs export of ops_async.loom with workload n over the input
+// buffers and one output buffer of outLen bytes, plain and sanitized, and
+// hands check each run's output.
+func runAsync(t *testing.T, export string, n int, inputs [][]byte, outLen int, check func(mode string, out []byte)) {
+	t.Helper()
+	modes := []struct {
 		name string
 		opts Options
 	}{
 		{"plain", Options{}},
 		{"sanitized", Options{Sanitize: Sanitize{Races: true, GlobalRaces: true}, Workers: 2}},
+	}
+	for _, m := range modes {
+		r := compileRun(t, corpus(t, "ops_async.loom"), export, m.opts)
+		out := make([]byte, outLen)
+		args := []Arg{idx(int64(n))}
+		for _, in := range inputs {
+			args = append(args, buf(in))
+		}
+		r.run(wl(int64(n)), append(args, buf(out))...)
+		check(m.name, out)
 	}
 }
 
@@ -29,23 +40,18 @@ func TestAsyncStages(t *testing.T) {
 	for i := range a {
 		a[i], b[i] = float32(i)*0.5, float32(3*i+1)
 	}
-	for _, m := range asyncModes() {
-		t.Run(m.name, func(t *testing.T) {
-			r := compileRun(t, corpus(t, "ops_async.loom"), "async_stages", m.opts)
-			dst := make([]byte, 16*n)
-			r.run(wl(n), idx(n), buf(f32bytes(a)), buf(f32bytes(b)), buf(dst))
-			got := bytesF32(dst)
-			for i := 0; i < n; i++ {
-				g, tt := i/64*64, i%64
-				mirror, next := g+63-tt, g+(tt+1)%64
-				for j := 0; j < 4; j++ {
-					if want := a[4*mirror+j] + b[4*next+j]; got[4*i+j] != want {
-						t.Fatalf("row %d element %d: got %v, want %v", i, j, got[4*i+j], want)
-					}
+	runAsync(t, "async_stages", n, [][]byte{f32bytes(a), f32bytes(b)}, 16*n, func(mode string, out []byte) {
+		got := bytesF32(out)
+		for i := 0; i < n; i++ {
+			g, tt := i/64*64, i%64
+			mirror, next := g+63-tt, g+(tt+1)%64
+			for j := 0; j < 4; j++ {
+				if want := a[4*mirror+j] + b[4*next+j]; got[4*i+j] != want {
+					t.Fatalf("%s row %d element %d: got %v, want %v", mode, i, j, got[4*i+j], want)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestAsyncMaskTail(t *testing.T) {
@@ -54,10 +60,7 @@ func TestAsyncMaskTail(t *testing.T) {
 		for i := 0; i < 3*n; i++ {
 			binary.LittleEndian.PutUint16(src[2*i:], uint16(1000+i))
 		}
-		for _, m := range asyncModes() {
-			r := compileRun(t, corpus(t, "ops_async.loom"), "async_mask_tail", m.opts)
-			dst := make([]byte, 6*n)
-			r.run(wl(int64(n)), idx(int64(n)), buf(src), buf(dst))
+		runAsync(t, "async_mask_tail", n, [][]byte{src}, 6*n, func(mode string, out []byte) {
 			for i := 0; i < n; i++ {
 				nb := i ^ 1
 				for j := 0; j < 3; j++ {
@@ -65,10 +68,23 @@ func TestAsyncMaskTail(t *testing.T) {
 					if nb < n {
 						want = uint16(1000 + 3*nb + j)
 					}
-					if g := binary.LittleEndian.Uint16(dst[6*i+2*j:]); g != want {
-						t.Fatalf("%s n=%d row %d element %d: got %#x, want %#x", m.name, n, i, j, g, want)
+					if g := binary.LittleEndian.Uint16(out[6*i+2*j:]); g != want {
+						t.Fatalf("%s n=%d row %d element %d: got %#x, want %#x", mode, n, i, j, g, want)
 					}
 				}
+			}
+		})
+	}
+}
+
+// checkRows compares rows of w int32 from out with want(row, element).
+func checkRows(t *testing.T, mode string, out []byte, rows, w int, want func(i, j int) int32) {
+	t.Helper()
+	got := bytesI32(out)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < w; j++ {
+			if g, x := got[w*i+j], want(i, j); g != x {
+				t.Fatalf("%s row %d element %d: got %d, want %d", mode, i, j, g, x)
 			}
 		}
 	}
@@ -80,20 +96,11 @@ func TestAsyncGatherRows(t *testing.T) {
 	for i := range src {
 		src[i] = int32(i*7 - 100)
 	}
-	for _, m := range asyncModes() {
-		r := compileRun(t, corpus(t, "ops_async.loom"), "async_gather_rows", m.opts)
-		dst := make([]byte, 12*n)
-		r.run(wl(n), idx(n), buf(i32bytes(src)), buf(dst))
-		got := bytesI32(dst)
-		for i := 0; i < n; i++ {
-			from := i/32*32 + 31 - i%32 // the mirrored lane of the same subgroup
-			for j := 0; j < 3; j++ {
-				if got[3*i+j] != src[3*from+j] {
-					t.Fatalf("%s row %d element %d: got %d, want %d", m.name, i, j, got[3*i+j], src[3*from+j])
-				}
-			}
-		}
-	}
+	runAsync(t, "async_gather_rows", n, [][]byte{i32bytes(src)}, 12*n, func(mode string, out []byte) {
+		checkRows(t, mode, out, n, 3, func(i, j int) int32 {
+			return src[3*(i/32*32+31-i%32)+j] // the mirrored lane of the same subgroup
+		})
+	})
 }
 
 func TestAsyncGatherMask(t *testing.T) {
@@ -102,24 +109,14 @@ func TestAsyncGatherMask(t *testing.T) {
 	for i := range src {
 		src[i] = int32(i + 500)
 	}
-	for _, m := range asyncModes() {
-		r := compileRun(t, corpus(t, "ops_async.loom"), "async_gather_mask", m.opts)
-		dst := make([]byte, 8*n)
-		r.run(wl(n), idx(n), buf(i32bytes(src)), buf(dst))
-		got := bytesI32(dst)
-		for i := 0; i < n; i++ {
-			nb := i ^ 1
-			for j := 0; j < 2; j++ {
-				want := int32(7) // lane nb copied nothing
-				if nb%32%3 != 0 {
-					want = src[2*nb+j]
-				}
-				if got[2*i+j] != want {
-					t.Fatalf("%s row %d element %d: got %d, want %d", m.name, i, j, got[2*i+j], want)
-				}
+	runAsync(t, "async_gather_mask", n, [][]byte{i32bytes(src)}, 8*n, func(mode string, out []byte) {
+		checkRows(t, mode, out, n, 2, func(i, j int) int32 {
+			if nb := i ^ 1; nb%32%3 != 0 {
+				return src[2*nb+j]
 			}
-		}
-	}
+			return 7 // lane i^1 copied nothing
+		})
+	})
 }
 
 func TestAsyncLongRows(t *testing.T) {
@@ -128,20 +125,9 @@ func TestAsyncLongRows(t *testing.T) {
 	for i := range src {
 		src[i] = int32(i*i + 3)
 	}
-	for _, m := range asyncModes() {
-		r := compileRun(t, corpus(t, "ops_async.loom"), "async_long_rows", m.opts)
-		dst := make([]byte, 320*n)
-		r.run(wl(n), idx(n), buf(i32bytes(src)), buf(dst))
-		got := bytesI32(dst)
-		for i := 0; i < n; i++ {
-			from := i/4*4 + (i%4+1)%4
-			for j := 0; j < 80; j++ {
-				if got[80*i+j] != src[80*from+j] {
-					t.Fatalf("%s row %d element %d: got %d, want %d", m.name, i, j, got[80*i+j], src[80*from+j])
-				}
-			}
-		}
-	}
+	runAsync(t, "async_long_rows", n, [][]byte{i32bytes(src)}, 320*n, func(mode string, out []byte) {
+		checkRows(t, mode, out, n, 80, func(i, j int) int32 { return src[80*(i/4*4+(i%4+1)%4)+j] })
+	})
 }
 
 // A wait is no barrier (Loom): reading another invocation's copied slot
@@ -186,32 +172,6 @@ func TestAsyncWaitIsNoBarrier(t *testing.T) {
 	}
 }
 
-// TestIndexWide runs ops_index_wide.loom: index values past 2^31-1 held
-// unsigned in the 32-bit carrier stay exact.
-func TestIndexWide(t *testing.T) {
-	const n = 200
-	src := make([]int32, n+1)
-	for i := range src {
-		src[i] = int32(3*i - 7)
-	}
-	r := compileRun(t, corpus(t, "ops_index_wide.loom"), "index_wide", Options{})
-	dst, wide := make([]byte, 12*n), make([]byte, 8*n)
-	r.run(wl(n), idx(n), buf(i32bytes(src)), buf(dst), buf(wide))
-	got := bytesI32(dst)
-	for i := 0; i < n; i++ {
-		w := int64(4294967000 + i)
-		want := []int32{src[i+1], int32(uint32(w)), 1}
-		for j := range want {
-			if got[3*i+j] != want[j] {
-				t.Fatalf("row %d element %d: got %d, want %d", i, j, got[3*i+j], want[j])
-			}
-		}
-		if g := int64(binary.LittleEndian.Uint64(wide[8*i:])); g != w {
-			t.Fatalf("row %d: w = %d, want %d", i, g, w)
-		}
-	}
-}
-
 func TestAsyncRetype(t *testing.T) {
 	const n = 64
 	src := make([]float32, 2*n)
@@ -219,21 +179,11 @@ func TestAsyncRetype(t *testing.T) {
 		src[i] = float32(i)*1.25 - 40
 	}
 	raw := f32bytes(src)
-	for _, m := range asyncModes() {
-		r := compileRun(t, corpus(t, "ops_async.loom"), "async_retype", m.opts)
-		dst := make([]byte, 16*n)
-		r.run(wl(n), idx(n), buf(raw), buf(dst))
-		got := bytesI32(dst)
-		for i := 0; i < n; i++ {
-			nb := i ^ 1
-			for j := 0; j < 4; j++ {
-				want := int32(int16(binary.LittleEndian.Uint16(raw[8*nb+2*j:])))
-				if got[4*i+j] != want {
-					t.Fatalf("%s row %d element %d: got %d, want %d", m.name, i, j, got[4*i+j], want)
-				}
-			}
-		}
-	}
+	runAsync(t, "async_retype", n, [][]byte{raw}, 16*n, func(mode string, out []byte) {
+		checkRows(t, mode, out, n, 4, func(i, j int) int32 {
+			return int32(int16(binary.LittleEndian.Uint16(raw[8*(i^1)+2*j:])))
+		})
+	})
 }
 
 func TestAsyncPipeline(t *testing.T) {
@@ -242,11 +192,8 @@ func TestAsyncPipeline(t *testing.T) {
 	for i := range src {
 		src[i] = float32(i%97) - 13.5
 	}
-	for _, m := range asyncModes() {
-		r := compileRun(t, corpus(t, "ops_async.loom"), "async_pipeline", m.opts)
-		dst := make([]byte, 64*16)
-		r.run(wl(k), idx(k), buf(f32bytes(src)), buf(dst))
-		got := bytesF32(dst)
+	runAsync(t, "async_pipeline", k, [][]byte{f32bytes(src)}, 64*16, func(mode string, out []byte) {
+		got := bytesF32(out)
 		for row := 0; row < 64; row++ {
 			for j := 0; j < 4; j++ {
 				var want float32
@@ -254,9 +201,9 @@ func TestAsyncPipeline(t *testing.T) {
 					want += src[(tile*64+63-row)*4+j]
 				}
 				if got[4*row+j] != want {
-					t.Fatalf("%s row %d element %d: got %v, want %v", m.name, row, j, got[4*row+j], want)
+					t.Fatalf("%s row %d element %d: got %v, want %v", mode, row, j, got[4*row+j], want)
 				}
 			}
 		}
-	}
+	})
 }
