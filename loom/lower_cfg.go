@@ -883,8 +883,8 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 	if err != nil {
 		return nil, err
 	}
-	if body, neg, ok := g.whileShape(lp); ok {
-		return g.whileLoop(parent, h, body, neg, pd, inits, stop, out)
+	if e, body, neg, ok := g.whileShape(lp); ok {
+		return g.whileLoop(parent, h, e, body, neg, pd, inits, stop, out)
 	}
 	ctx := &cfgCtx{loop: lp, ipdom: pd, hargs: hb.args}
 	i32 := typeOfBits(32)
@@ -964,71 +964,112 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 	return g.branch(parent, h, hb.term, arms, stop, out)
 }
 
-// whileShape reports whether lp leaves only through its header's
-// conditional branch, and which arm (the true one unless neg) enters the
-// body.
-func (g *cfgGraph) whileShape(lp *cfgLoop) (body int, neg, ok bool) {
-	hb := g.blocks[lp.header]
-	if len(lp.exits) != 1 || len(hb.succ) != 2 {
-		return 0, false, false
-	}
+// whileShape reports whether lp leaves through one conditional branch
+// only, in block e, which every trip passes (it dominates the branches
+// back to the header); body is e's arm that stays in the loop (the true
+// one unless neg).
+func (g *cfgGraph) whileShape(lp *cfgLoop) (e, body int, neg, ok bool) {
+	e = -1
 	for v, in := range lp.body {
-		if !in || v == lp.header {
+		if !in {
 			continue
 		}
-		for _, e := range g.blocks[v].succ {
-			if !lp.body[e.to] {
-				return 0, false, false
+		for _, s := range g.blocks[v].succ {
+			if !lp.body[s.to] {
+				if e >= 0 {
+					return 0, 0, false, false // a second exit edge
+				}
+				e = v
 			}
 		}
 	}
-	a, b := hb.succ[0].to, hb.succ[1].to
-	switch {
-	case lp.body[a] && !lp.body[b]:
-		return a, false, true
-	case !lp.body[a] && lp.body[b]:
-		return b, true, true
+	if e < 0 || len(g.blocks[e].succ) != 2 {
+		return 0, 0, false, false
 	}
-	return 0, false, false
+	eb := g.blocks[e]
+	for v, in := range lp.body {
+		if !in {
+			continue
+		}
+		for _, s := range g.blocks[v].succ {
+			if s.to == lp.header && !g.dominates(e, v) {
+				return 0, 0, false, false
+			}
+		}
+	}
+	if lp.body[eb.succ[0].to] {
+		return e, eb.succ[0].to, false, true
+	}
+	return e, eb.succ[1].to, true, true
 }
 
-// whileLoop emits a loop of whileShape as a plain scf.while: the header's
-// ops and condition in the first region, which forwards the header's
-// arguments and the values it defines for later blocks to the body in the
-// second; the body's paths end in the header's arguments. The second
-// region's arguments are the forwarded values themselves, so the body
-// reads them unchanged.
-func (g *cfgGraph) whileLoop(parent *cfgCtx, h, body int, neg bool, pd []int, inits []*Value, stop int, out *[]*Op) ([]*Value, error) {
-	hb := g.blocks[h]
+// whileLoop emits a loop of whileShape as a plain scf.while: the blocks
+// from the header to the exiting block e and e's condition in the first
+// region, which forwards the header's arguments and the values defined
+// there that later blocks read to the rest of the body in the second;
+// the body's paths end in the header's arguments. The second region's
+// arguments are the forwarded values themselves, so the body reads them
+// unchanged.
+func (g *cfgGraph) whileLoop(parent *cfgCtx, h, e, body int, neg bool, pd []int, inits []*Value, stop int, out *[]*Op) ([]*Value, error) {
+	hb, eb := g.blocks[h], g.blocks[e]
 	lp := hb.head
 	ctx := &cfgCtx{loop: lp, ipdom: pd, hargs: hb.args, simple: true}
 	for _, a := range hb.args {
 		ctx.tuple = append(ctx.tuple, a.Type)
 	}
-	// The header's values read after it: by the body or after the loop.
+	// The first region: the blocks reached from the header before e.
+	first := make([]bool, len(g.blocks))
+	var mark func(v int)
+	mark = func(v int) {
+		if first[v] {
+			return
+		}
+		first[v] = true
+		if v == e {
+			return
+		}
+		for _, s := range g.blocks[v].succ {
+			if lp.body[s.to] && s.to != h {
+				mark(s.to)
+			}
+		}
+	}
+	mark(h)
+	// Forwarded: the header's arguments and the values of the blocks
+	// dominating e that blocks outside the first region read.
 	fwd := append([]*Value(nil), hb.args...)
 	defined := map[*Value]bool{}
-	for _, op := range hb.ops {
-		for _, v := range op.Results {
-			defined[v] = true
+	for d := e; ; d = g.idom[d] {
+		if d != h {
+			for _, v := range g.blocks[d].args {
+				defined[v] = true
+			}
+		}
+		for _, op := range g.blocks[d].ops {
+			for _, v := range op.Results {
+				defined[v] = true
+			}
+		}
+		if d == h {
+			break
 		}
 	}
 	seen := map[*Value]bool{}
-	for v, b := range g.blocks {
-		if v == h || !b.reach {
-			continue
+	use := func(x *Value) {
+		if defined[x] && !seen[x] {
+			seen[x] = true
+			fwd = append(fwd, x)
 		}
-		use := func(x *Value) {
-			if defined[x] && !seen[x] {
-				seen[x] = true
-				fwd = append(fwd, x)
-			}
+	}
+	for v, b := range g.blocks {
+		if first[v] || !b.reach {
+			continue
 		}
 		for _, op := range append(append([]*Op(nil), b.ops...), b.term) {
 			walkUses(op, use)
 		}
-		for _, e := range b.succ {
-			for _, a := range e.args {
+		for _, s := range b.succ {
+			for _, a := range s.args {
 				use(a)
 			}
 		}
@@ -1040,19 +1081,31 @@ func (g *cfgGraph) whileLoop(parent *cfgCtx, h, body int, neg bool, pd []int, in
 		}
 		types[i] = v.Type
 	}
-	if err := g.spend(len(hb.ops)+1, hb.pos); err != nil {
+	var before []*Op
+	if e != h {
+		in, err := g.seq(ctx, h, nil, e, &before)
+		if err != nil {
+			return nil, err
+		}
+		g.at(eb.term)
+		for i, a := range eb.args {
+			g.copyTo(a, in[i])
+		}
+		before = append(before, g.take()...)
+	}
+	if err := g.spend(len(eb.ops)+1, eb.pos); err != nil {
 		return nil, err
 	}
-	before := append([]*Op(nil), hb.ops...)
-	g.at(hb.term)
-	c := hb.cond
+	before = append(before, eb.ops...)
+	g.at(eb.term)
+	c := eb.cond
 	if neg {
 		c = g.l.bin("xori", c, g.trueV)
 	}
 	before = append(before, g.take()...)
-	cond := &Op{Pos: hb.term.Pos, End: hb.term.End, Name: "scf.condition", Types: append([]*Type{c.Type}, types...)}
+	cond := &Op{Pos: eb.term.Pos, End: eb.term.End, Name: "scf.condition", Types: append([]*Type{c.Type}, types...)}
 	for _, v := range append([]*Value{c}, fwd...) {
-		cond.Operands = append(cond.Operands, &Operand{Pos: hb.term.Pos, Name: v.Name, Value: v})
+		cond.Operands = append(cond.Operands, &Operand{Pos: eb.term.Pos, Name: v.Name, Value: v})
 	}
 	before = append(before, cond)
 	var do []*Op
@@ -1063,12 +1116,12 @@ func (g *cfgGraph) whileLoop(parent *cfgCtx, h, body int, neg bool, pd []int, in
 			return nil, err
 		}
 	}
-	y := &Op{Pos: hb.term.Pos, End: hb.term.End, Name: "scf.yield", Types: ctx.tuple}
+	y := &Op{Pos: eb.term.Pos, End: eb.term.End, Name: "scf.yield", Types: ctx.tuple}
 	for _, v := range vals {
-		y.Operands = append(y.Operands, &Operand{Pos: hb.term.Pos, Name: v.Name, Value: v})
+		y.Operands = append(y.Operands, &Operand{Pos: eb.term.Pos, Name: v.Name, Value: v})
 	}
 	do = append(do, y)
-	g.at(hb.term)
+	g.at(eb.term)
 	results := g.fresh(types)
 	w := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.while", ResultTypes: types, Results: results,
 		Regions: []*Region{{Pos: hb.pos, End: hb.pos, Args: hb.args, Ops: before}, {Pos: hb.pos, End: hb.pos, Label: "do", Args: fwd, Ops: do}}}
@@ -1078,7 +1131,7 @@ func (g *cfgGraph) whileLoop(parent *cfgCtx, h, body int, neg bool, pd []int, in
 	}
 	*out = append(*out, w)
 	// Values of the last trip read after the loop.
-	g.at(hb.term)
+	g.at(eb.term)
 	for i, v := range fwd {
 		for _, lv := range lp.liveOut {
 			if lv == v {

@@ -167,6 +167,28 @@ func TestCFGStructured(t *testing.T) {
 			t.Errorf("lowered corpus lacks %s", want)
 		}
 	}
+	// Loops left through one branch that every trip passes are plain
+	// scf.while loops, the body in the second region; a loop with two
+	// exits runs its body in the first region and ends in a tuple.
+	for _, k := range out[0].Kernels {
+		var w *loom.Op
+		var find func(ops []*loom.Op)
+		find = func(ops []*loom.Op) {
+			for _, op := range ops {
+				if op.Name == "scf.while" && w == nil {
+					w = op
+				}
+				for _, r := range op.Regions {
+					find(r.Ops)
+				}
+			}
+		}
+		find(k.Body.Ops)
+		plain := map[string]bool{"cfg_stride": true, "cfg_dowhile": true, "cfg_collatz": false, "cfg_nested": false}
+		if want, ok := plain[k.Export]; ok && (w == nil || (len(w.Regions[1].Ops) > 1) != want) {
+			t.Errorf("%s: plain scf.while = %v, want %v", k.Export, !want, want)
+		}
+	}
 }
 
 func TestCFGStride(t *testing.T) {
@@ -189,4 +211,27 @@ func TestCFGStride(t *testing.T) {
 	r.run(wl(cfgN), idx(cfgN), buf(i32bytes(src)), buf(dst), buf(trips))
 	exactI32(t, "cfg_stride dst", bytesI32(dst), want)
 	exactI32(t, "cfg_stride trips", bytesI32(trips), wantTrips)
+}
+
+func TestCFGDoWhile(t *testing.T) {
+	src := opsWords(cfgN)
+	want := make([]int32, cfgN)
+	for i, v := range src {
+		k, tt, acc := v&15, int32(0), v
+		for {
+			var m int32
+			if tt&1 != 0 {
+				m = acc * 3
+			} else {
+				m = acc + tt
+			}
+			t1 := tt + 1
+			if tt >= k {
+				want[i] = m + t1
+				break
+			}
+			acc, tt = m^t1, t1
+		}
+	}
+	exactI32(t, "cfg_dowhile", cfgRun(t, "cfg_dowhile", nil, src, cfgN), want)
 }

@@ -29,6 +29,7 @@ func TestCFGCompile(t *testing.T) {
 		{"cfg_uniform", 0, 0},
 		{"cfg_search", 1, 0},
 		{"cfg_stride", 1, 0},
+		{"cfg_dowhile", 1, 0},
 	} {
 		k, err := Compile([]*loom.Module{m}, c.export, Options{})
 		if err != nil {
