@@ -17,6 +17,13 @@ import (
 // flag set allows), so dropping them keeps the results the written order
 // gives, bit for bit across backends.
 func lowerFastMath(l *lowering, op *Op) (bool, error) {
+	if op.Name == "vector.reduce" && len(op.Operands) == 2 {
+		// Loom: init and result have one scalar type (SameType), the
+		// input's element type.
+		if v := op.Operands[1].Value; v != nil && v.Type != nil && !v.Type.IsScalar() {
+			return true, l.errorf("init %%%s is %s: the init of a reduction is a scalar of the input's element type", v.Name, v.Type)
+		}
+	}
 	words := paramWords(op.Param)
 	var keep []string
 	for _, w := range words {

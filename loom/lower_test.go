@@ -80,6 +80,7 @@ func TestLowerErrors(t *testing.T) {
 		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.bitfield.extractu %v {offset = 6, width = 4} : vector<4xi8> -> vector<4xi32>", "outside the 8-bit lanes"},
 		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.bitunpacku<3> %v : vector<4xi8> -> vector<8xi8>", "do not fill"},
 		{"%v = vector.splat %x : vector<4xi8>\n  %z = vector.constant 0 : vector<1xi32>\n  %w = vector.dot4i<x8x8> %v, %v, %z : vector<4xi8>, vector<4xi8>, vector<1xi32>", "signedness"},
+		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %r = vector.reduce<addf, reassoc> %v, %v : vector<4xf32>, f32", "init %v is vector<4xf32>"},
 	} {
 		src := "kernel.def export(\"k\") @k() {\n  %c1 = index.constant 1 : index\n  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index\n} launch(%x: i8) {\n  " + c.body + "\n  kernel.return\n}\n"
 		m, err := ParseFile("e.loom", []byte(src))
