@@ -560,7 +560,7 @@ type cfgCtx struct {
 	hargs   []*Value
 	tuple   []*Type
 	exitAt  []int    // first tuple slot of each exit's block arguments
-	liveAt  int      // first tuple slot of the live-out values
+	live    []int    // the tuple slot of each live-out value
 	dummies []*Value // stand-ins for payload slots a path does not set
 	// simple is set for a loop whose only exit is its header's branch
 	// (whileLoop): a path through the body ends in the header's
@@ -721,8 +721,8 @@ func (g *cfgGraph) tuple(ctx *cfgCtx, kind int, e cfgEdge, out *[]*Op) []*Value 
 	if kind > 0 {
 		copy(vals[ctx.exitAt[kind-1]:], e.args)
 		for i, v := range ctx.loop.liveOut {
-			if g.dominates(g.defBlock[v], e.to) {
-				vals[ctx.liveAt+i] = v
+			if ctx.live[i] > len(ctx.hargs) && g.dominates(g.defBlock[v], e.to) {
+				vals[ctx.live[i]] = v
 			}
 		}
 	}
@@ -898,9 +898,19 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 			ctx.tuple = append(ctx.tuple, a.Type)
 		}
 	}
-	ctx.liveAt = len(ctx.tuple)
+	// A header argument leaves in its own slot, which exits fill with
+	// the trip's arguments.
 	for _, v := range lp.liveOut {
-		ctx.tuple = append(ctx.tuple, v.Type)
+		slot := len(ctx.tuple)
+		for j, a := range hb.args {
+			if a == v {
+				slot = 1 + j
+			}
+		}
+		if slot == len(ctx.tuple) {
+			ctx.tuple = append(ctx.tuple, v.Type)
+		}
+		ctx.live = append(ctx.live, slot)
 	}
 	// Stand-ins for the payload a path leaves unset, made before the loop.
 	g.at(hb.term)
@@ -942,7 +952,7 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 	// The loop's values used after it, as they were when it left.
 	g.at(hb.term)
 	for i, v := range lp.liveOut {
-		g.copyTo(v, results[ctx.liveAt+i])
+		g.copyTo(v, results[ctx.live[i]])
 	}
 	*out = append(*out, g.take()...)
 	if len(lp.exits) == 0 {

@@ -235,3 +235,87 @@ func TestCFGDoWhile(t *testing.T) {
 	}
 	exactI32(t, "cfg_dowhile", cfgRun(t, "cfg_dowhile", nil, src, cfgN), want)
 }
+
+// cfgBenchLoops are one loop three ways: written with cfg blocks and left
+// at its header (lowered to a plain scf.while), written with cfg blocks
+// and also left from its body (the general form: a tuple per trip), and
+// written as scf.while.
+var cfgBenchLoops = map[string]string{
+	"cfg_plain": `  cfg.br ^h(%x0: i32, %zero: i32)
+^h(%v: i32, %s: i32):
+  %go = scalar.cmpi slt, %s, %cap : i32
+  cfg.cond_br %go, ^b, ^x
+^b:
+  %t = scalar.muli %v, %v : i32
+  %nv = scalar.addi %t, %one : i32
+  %ns = scalar.addi %s, %one : i32
+  cfg.br ^h(%nv: i32, %ns: i32)
+^x:
+  view.store %v, %dv[%i] : i32, view<[%n]xi32>
+  kernel.return`,
+	"cfg_two_exits": `  cfg.br ^h(%x0: i32, %zero: i32)
+^h(%v: i32, %s: i32):
+  %go = scalar.cmpi slt, %s, %cap : i32
+  cfg.cond_br %go, ^b, ^x
+^b:
+  %t = scalar.muli %v, %v : i32
+  %nv = scalar.addi %t, %one : i32
+  %ns = scalar.addi %s, %one : i32
+  %zr = scalar.cmpi eq, %nv, %zero : i32
+  cfg.cond_br %zr, ^y, ^c
+^c:
+  cfg.br ^h(%nv: i32, %ns: i32)
+^y:
+  cfg.br ^x
+^x:
+  view.store %v, %dv[%i] : i32, view<[%n]xi32>
+  kernel.return`,
+	"scf_while": `  %fv, %fs = scf.while(%v = %x0 : i32, %s = %zero : i32) -> (i32, i32) {
+    %go = scalar.cmpi slt, %s, %cap : i32
+    scf.condition %go, %v, %s : i1, i32, i32
+  } do(%v2: i32, %s2: i32) {
+    %t = scalar.muli %v2, %v2 : i32
+    %nv = scalar.addi %t, %one : i32
+    %ns = scalar.addi %s2, %one : i32
+    scf.yield %nv, %ns : i32, i32
+  }
+  view.store %fv, %dv[%i] : i32, view<[%n]xi32>
+  kernel.return`,
+}
+
+// BenchmarkCFGLoop runs the three forms of cfgBenchLoops side by side
+// (4096 invocations, 200 trips each): the cost of structured cfg loops
+// against the loop written structured.
+func BenchmarkCFGLoop(b *testing.B) {
+	for _, name := range []string{"scf_while", "cfg_plain", "cfg_two_exits"} {
+		src := `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 64 : index
+  %g = index.div %n, %wg : index
+  kernel.launch.config workgroups(%g, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %src: buffer, %dst: buffer) {
+  %i = kernel.workitem.dispatch.id<x> : index
+  %z = index.constant 0 : offset
+  %sv = buffer.view %src[%z] : buffer -> view<[%n]xi32>
+  %dv = buffer.view %dst[%z] : buffer -> view<[%n]xi32>
+  %x0 = view.load %sv[%i] : view<[%n]xi32> -> i32
+  %zero = scalar.constant 0 : i32
+  %one = scalar.constant 1 : i32
+  %cap = scalar.constant 200 : i32
+` + cfgBenchLoops[name] + "\n}\n"
+		k, err := Compile([]*loom.Module{parseSrc(b, src)}, "k", Options{Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		const n = 4096
+		in := i32bytes(opsWords(n))
+		dst := make([]byte, 4*n)
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				if err := k.Run(Launch{Workgroups: [3]int{n / 64, 1, 1}, WorkgroupSize: [3]int{64, 1, 1}}, []Arg{idx(n), buf(in), buf(dst)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
