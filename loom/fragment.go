@@ -12,13 +12,21 @@ import (
 //
 //   - dense: the payload has rows×cols components and holds the whole tile
 //     in row-major order in every invocation; each invocation works alone.
-//   - subgroup: the tile is spread over the 32 invocations of a subgroup, in
-//     the wave32 layout of Loom's RDNA3 WMMA descriptors (row or column is
-//     lane mod 16, the reduction packed along the payload; accumulator rows
-//     interleaved by lane half): lhs [16, K] and rhs [K, 16] have K
-//     components per lane, init/result [16, 16] have 8.
+//   - subgroup, wave 32: the tile is spread over the 32 invocations of a
+//     subgroup, in the layout of Loom's RDNA3 WMMA descriptors (row or
+//     column is lane mod 16, the reduction packed along the payload;
+//     accumulator rows interleaved by lane half): lhs [16, K] and rhs
+//     [K, 16] have K components per lane, init/result [16, 16] have 8.
+//   - subgroup, wave 64: for kernels whose target is an AMDGPU of the gfx9
+//     family (CDNA), the layout of Loom's MFMA descriptors over 64
+//     consecutive invocations (FragmentWave): row or column is lane mod 16,
+//     the reduction packed by lane group (lane / 16) and then along the
+//     payload; accumulator row (lane / 16)·4 + component. lhs [16, K] and
+//     rhs [K, 16] have K/4 components per lane, init/result [16, 16] have
+//     4. On loomgen's 32-lane subgroups the 64 invocations are two
+//     consecutive subgroups.
 //
-// Both backends agree on this meaning; PTX keeps subgroup fragments in the
+// Both backends agree on this meaning; PTX keeps wave-32 fragments in the
 // tensor cores' own register layout while nothing observes their lanes.
 
 // FragmentRole is the role of a matrix fragment: the operand it plays in
@@ -51,12 +59,34 @@ func ParseFragmentRole(s string) (FragmentRole, bool) {
 // IsAccumulator reports whether the role is init or result: a [M, N] tile.
 func (r FragmentRole) IsAccumulator() bool { return r == FragmentInit || r == FragmentResult }
 
-// FragmentSubgroupSize is the subgroup width the subgroup layout is defined
-// for; FragmentTile is its M and N.
+// FragmentSubgroupSize is the subgroup width the wave-32 layout is
+// defined for, FragmentWave64 that of the MFMA (wave-64) layout;
+// FragmentTile is their M and N.
 const (
 	FragmentSubgroupSize = 32
+	FragmentWave64       = 64
 	FragmentTile         = 16
 )
+
+// FragmentWave is the number of invocations kernel k's subgroup fragments
+// are spread over: 64 when its target(@T) names an amdgpu.target of the
+// gfx9 family (Loom's CDNA MFMA layouts are defined for wave64), else 32.
+func FragmentWave(mods []*Module, k *Kernel) int {
+	if k == nil || k.Target == "" {
+		return FragmentSubgroupSize
+	}
+	for _, m := range mods {
+		for _, op := range m.Ops {
+			if op.Name == "amdgpu.target" && op.Symbol == k.Target {
+				if strings.HasPrefix(op.Param, "gfx9") {
+					return FragmentWave64
+				}
+				return FragmentSubgroupSize
+			}
+		}
+	}
+	return FragmentSubgroupSize
+}
 
 // FragmentLayout maps a fragment's payload components to matrix coordinates.
 type FragmentLayout struct {
@@ -64,40 +94,54 @@ type FragmentLayout struct {
 	Rows, Cols int // logical shape: lhs [M, K], rhs [K, N], init/result [M, N]
 	Payload    int // components per invocation
 	// Subgroup is false for the dense layout (whole tile per invocation)
-	// and true for the 32-lane subgroup layout.
+	// and true for the subgroup layouts.
 	Subgroup bool
+	// Wave is the number of invocations a subgroup layout spans (32 or
+	// 64); 1 for the dense layout.
+	Wave int
 }
 
 // NewFragmentLayout selects the layout of a fragment of the given role,
-// logical shape and payload length, or says why none fits.
-func NewFragmentLayout(role FragmentRole, rows, cols, payload int64) (FragmentLayout, error) {
-	f := FragmentLayout{Role: role, Rows: int(rows), Cols: int(cols), Payload: int(payload)}
+// logical shape and payload length for fragments spread over wave
+// invocations (FragmentWave), or says why none fits.
+func NewFragmentLayout(role FragmentRole, rows, cols, payload int64, wave int) (FragmentLayout, error) {
+	f := FragmentLayout{Role: role, Rows: int(rows), Cols: int(cols), Payload: int(payload), Wave: 1}
 	if rows <= 0 || cols <= 0 || payload <= 0 || rows > 4096 || cols > 4096 {
 		return f, fmt.Errorf("fragment shape [%d, %d] with %d payload components", rows, cols, payload)
 	}
 	if rows*cols == payload {
 		return f, nil
 	}
-	f.Subgroup = true
+	f.Subgroup, f.Wave = true, wave
+	// The reduction depth per lane: all of it in wave 32, a quarter (one
+	// lane group of four) in wave 64.
+	groups := int64(1)
+	if wave == FragmentWave64 {
+		groups = FragmentWave64 / FragmentTile
+	}
 	switch {
-	case role == FragmentLHS && rows == FragmentTile && payload == cols:
-	case role == FragmentRHS && cols == FragmentTile && payload == rows:
-	case role.IsAccumulator() && rows == FragmentTile && cols == FragmentTile && payload == FragmentTile*FragmentTile/FragmentSubgroupSize:
+	case role == FragmentLHS && rows == FragmentTile && payload*groups == cols:
+	case role == FragmentRHS && cols == FragmentTile && payload*groups == rows:
+	case role.IsAccumulator() && rows == FragmentTile && cols == FragmentTile && payload == int64(FragmentTile*FragmentTile/wave):
 	default:
-		return f, fmt.Errorf("no fragment layout for %s [%d, %d] in %d components (dense needs %d; the 32-lane subgroup layout needs %s)",
-			role, rows, cols, payload, rows*cols, subgroupNeeds(role))
+		return f, fmt.Errorf("no fragment layout for %s [%d, %d] in %d components (dense needs %d; the %d-lane subgroup layout needs %s)",
+			role, rows, cols, payload, rows*cols, wave, subgroupNeeds(role, wave))
 	}
 	return f, nil
 }
 
-func subgroupNeeds(role FragmentRole) string {
+func subgroupNeeds(role FragmentRole, wave int) string {
+	per := "K"
+	if wave == FragmentWave64 {
+		per = "K/4"
+	}
 	switch role {
 	case FragmentLHS:
-		return "[16, K] in K"
+		return "[16, K] in " + per
 	case FragmentRHS:
-		return "[K, 16] in K"
+		return "[K, 16] in " + per
 	}
-	return "[16, 16] in 8"
+	return fmt.Sprintf("[16, 16] in %d", FragmentTile*FragmentTile/wave)
 }
 
 // Coord returns the matrix coordinate (row, col) that payload component e of
@@ -107,11 +151,19 @@ func (f FragmentLayout) Coord(lane, e int) (row, col int) {
 	if !f.Subgroup {
 		return e / f.Cols, e % f.Cols
 	}
+	// k is the reduction index: wave 64 packs it by lane group first.
+	k := e
+	if f.Wave == FragmentWave64 {
+		k = lane/FragmentTile*f.Payload + e
+	}
 	switch f.Role {
 	case FragmentLHS:
-		return lane % FragmentTile, e
+		return lane % FragmentTile, k
 	case FragmentRHS:
-		return e, lane % FragmentTile
+		return k, lane % FragmentTile
+	}
+	if f.Wave == FragmentWave64 {
+		return lane/FragmentTile*f.Payload + e, lane % FragmentTile
 	}
 	return 2*e + lane/FragmentTile, lane % FragmentTile
 }
@@ -121,6 +173,15 @@ func (f FragmentLayout) Coord(lane, e int) (row, col int) {
 func (f FragmentLayout) Owner(row, col int) (lane, e int) {
 	if !f.Subgroup {
 		return 0, row*f.Cols + col
+	}
+	if f.Wave == FragmentWave64 {
+		switch f.Role {
+		case FragmentLHS:
+			return col/f.Payload*FragmentTile + row, col % f.Payload
+		case FragmentRHS:
+			return row/f.Payload*FragmentTile + col, row % f.Payload
+		}
+		return row/f.Payload*FragmentTile + col, row % f.Payload
 	}
 	switch f.Role {
 	case FragmentLHS:
@@ -132,14 +193,19 @@ func (f FragmentLayout) Owner(row, col int) (lane, e int) {
 }
 
 // MMAShape is the M, N and K of a vector.mma from its operands' payload
-// lengths: the subgroup layout when the accumulator has 8 components and lhs
-// and rhs the same count (no dense shape has that), else the dense shape
-// M×K, K×N, M×N that the three lengths determine.
-func MMAShape(lhs, rhs, acc int) (m, n, k int, subgroup bool, err error) {
+// lengths, for fragments spread over wave invocations: the subgroup layout
+// when the accumulator has 256/wave components (8 or 4) and lhs and rhs the
+// same count (in wave 32 no dense shape has that; in wave 64 the target's
+// layout wins over a dense 2×2), else the dense shape M×K, K×N, M×N that
+// the three lengths determine.
+func MMAShape(lhs, rhs, acc, wave int) (m, n, k int, subgroup bool, err error) {
 	if lhs <= 0 || rhs <= 0 || acc <= 0 {
 		return 0, 0, 0, false, fmt.Errorf("empty fragment")
 	}
-	if acc == FragmentTile*FragmentTile/FragmentSubgroupSize && lhs == rhs {
+	if acc == FragmentTile*FragmentTile/wave && lhs == rhs {
+		if wave == FragmentWave64 {
+			return FragmentTile, FragmentTile, 4 * lhs, true, nil
+		}
 		return FragmentTile, FragmentTile, lhs, true, nil
 	}
 	// M² = (M·K)(M·N)/(K·N).

@@ -10,17 +10,24 @@ func TestFragmentLayouts(t *testing.T) {
 		rows, cols, pay   int64
 		subgroup          bool
 		lane, e, row, col int // one documented coordinate
+		wave              int
 	}{
-		{FragmentLHS, 16, 16, 16, true, 21, 3, 5, 3},
-		{FragmentLHS, 16, 32, 32, true, 31, 30, 15, 30},
-		{FragmentRHS, 16, 16, 16, true, 18, 7, 7, 2},
-		{FragmentInit, 16, 16, 8, true, 17, 3, 7, 1},
-		{FragmentResult, 16, 16, 8, true, 4, 0, 0, 4},
-		{FragmentLHS, 2, 4, 8, false, 9, 6, 1, 2},
-		{FragmentInit, 2, 2, 4, false, 0, 3, 1, 1},
+		{FragmentLHS, 16, 16, 16, true, 21, 3, 5, 3, 32},
+		{FragmentLHS, 16, 32, 32, true, 31, 30, 15, 30, 32},
+		{FragmentRHS, 16, 16, 16, true, 18, 7, 7, 2, 32},
+		{FragmentInit, 16, 16, 8, true, 17, 3, 7, 1, 32},
+		{FragmentResult, 16, 16, 8, true, 4, 0, 0, 4, 32},
+		// Wave 64 (CDNA MFMA): lane 37 is row 5 of lane group 2.
+		{FragmentLHS, 16, 16, 4, true, 37, 1, 5, 9, 64},
+		{FragmentRHS, 16, 16, 4, true, 37, 3, 11, 5, 64},
+		{FragmentLHS, 16, 4, 1, true, 53, 0, 5, 3, 64},
+		{FragmentInit, 16, 16, 4, true, 37, 2, 10, 5, 64},
+		{FragmentResult, 16, 16, 4, true, 63, 3, 15, 15, 64},
+		{FragmentLHS, 2, 4, 8, false, 9, 6, 1, 2, 32},
+		{FragmentInit, 2, 2, 4, false, 0, 3, 1, 1, 32},
 	}
 	for _, c := range cases {
-		f, err := NewFragmentLayout(c.role, c.rows, c.cols, c.pay)
+		f, err := NewFragmentLayout(c.role, c.rows, c.cols, c.pay, c.wave)
 		if err != nil {
 			t.Fatalf("%s %dx%d/%d: %v", c.role, c.rows, c.cols, c.pay, err)
 		}
@@ -32,7 +39,7 @@ func TestFragmentLayouts(t *testing.T) {
 		}
 		lanes := 1
 		if f.Subgroup {
-			lanes = FragmentSubgroupSize
+			lanes = c.wave
 		}
 		seen := map[[2]int]bool{}
 		for l := range lanes {
@@ -55,10 +62,12 @@ func TestFragmentLayouts(t *testing.T) {
 	for _, bad := range []struct {
 		role            FragmentRole
 		rows, cols, pay int64
+		wave            int
 	}{
-		{FragmentLHS, 8, 16, 16}, {FragmentInit, 16, 16, 16}, {FragmentRHS, 16, 8, 7}, {FragmentLHS, 0, 4, 4},
+		{FragmentLHS, 8, 16, 16, 32}, {FragmentInit, 16, 16, 16, 32}, {FragmentRHS, 16, 8, 7, 32}, {FragmentLHS, 0, 4, 4, 32},
+		{FragmentLHS, 16, 16, 8, 32}, {FragmentInit, 16, 16, 4, 32}, {FragmentLHS, 16, 16, 16, 64}, {FragmentInit, 16, 16, 8, 64},
 	} {
-		if _, err := NewFragmentLayout(bad.role, bad.rows, bad.cols, bad.pay); err == nil {
+		if _, err := NewFragmentLayout(bad.role, bad.rows, bad.cols, bad.pay, bad.wave); err == nil {
 			t.Errorf("%s [%d, %d] in %d: no error", bad.role, bad.rows, bad.cols, bad.pay)
 		}
 	}
@@ -66,18 +75,21 @@ func TestFragmentLayouts(t *testing.T) {
 
 func TestMMAShape(t *testing.T) {
 	cases := []struct {
-		lhs, rhs, acc int
-		m, n, k       int
-		subgroup, ok  bool
+		lhs, rhs, acc, wave int
+		m, n, k             int
+		subgroup, ok        bool
 	}{
-		{16, 16, 8, 16, 16, 16, true, true},
-		{32, 32, 8, 16, 16, 32, true, true},
-		{8, 8, 4, 2, 2, 4, false, true},
-		{6, 12, 8, 2, 4, 3, false, true},
-		{5, 7, 3, 0, 0, 0, false, false},
+		{16, 16, 8, 32, 16, 16, 16, true, true},
+		{32, 32, 8, 32, 16, 16, 32, true, true},
+		{8, 8, 4, 32, 2, 2, 4, false, true},
+		{6, 12, 8, 32, 2, 4, 3, false, true},
+		{5, 7, 3, 32, 0, 0, 0, false, false},
+		{4, 4, 4, 64, 16, 16, 16, true, true},
+		{1, 1, 4, 64, 16, 16, 4, true, true},
+		{4, 4, 4, 32, 2, 2, 2, false, true},
 	}
 	for _, c := range cases {
-		m, n, k, sub, err := MMAShape(c.lhs, c.rhs, c.acc)
+		m, n, k, sub, err := MMAShape(c.lhs, c.rhs, c.acc, c.wave)
 		if (err == nil) != c.ok || m != c.m || n != c.n || k != c.k || sub != c.subgroup {
 			t.Errorf("MMAShape(%d, %d, %d) = %d, %d, %d, %v, %v", c.lhs, c.rhs, c.acc, m, n, k, sub, err)
 		}

@@ -8,8 +8,9 @@ import (
 
 // Matrix fragments follow the layouts of loom.FragmentLayout: a dense
 // fragment is the whole tile in every lane, a subgroup fragment is spread
-// over the 32 lanes of a subgroup, so a subgroup vector.mma gathers its
-// operands from all of them, like a collective.
+// over the 32 lanes of a subgroup (64 consecutive lanes, two subgroups, for
+// a wave-64 target: loom.FragmentWave), so a subgroup vector.mma gathers
+// its operands from all of them, like a collective.
 
 // fragShape reads the constant `shape [%rows, %cols]` operands at ops[at:].
 func (c *compiler) fragShape(b *block, op *loom.Op, at int) (rows, cols int64, err error) {
@@ -30,13 +31,14 @@ func (c *compiler) fragShape(b *block, op *loom.Op, at int) (rows, cols int64, e
 	return dims[0], dims[1], nil
 }
 
-// fragLayout selects the layout of op's fragment (role from op.Param).
-func fragLayout(op *loom.Op, rows, cols int64, payload int) (loom.FragmentLayout, error) {
+// fragLayout selects the layout of op's fragment (role from op.Param) for
+// fragments spread over wave lanes.
+func fragLayout(op *loom.Op, rows, cols int64, payload, wave int) (loom.FragmentLayout, error) {
 	role, ok := loom.ParseFragmentRole(op.Param)
 	if !ok {
 		return loom.FragmentLayout{}, compileErr(op.Pos, ErrInvalid, "%s: unknown fragment role %q", op.Name, op.Param)
 	}
-	f, err := loom.NewFragmentLayout(role, rows, cols, int64(payload))
+	f, err := loom.NewFragmentLayout(role, rows, cols, int64(payload), wave)
 	if err != nil {
 		return f, compileErr(op.Pos, ErrUnsupported, "%s: %v", op.Name, err)
 	}
@@ -64,7 +66,7 @@ func (c *compiler) fragmentOp(b *block, op *loom.Op, rest string) (instr, error)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := fragLayout(op, rows, cols, x.comps); err != nil {
+		if _, err := fragLayout(op, rows, cols, x.comps, c.k.fragWave); err != nil {
 			return nil, err
 		}
 		b.sc.vals[op.Results[0].Name] = x // the same payload, now a fragment
@@ -111,13 +113,13 @@ func (c *compiler) fragmentOp(b *block, op *loom.Op, rest string) (instr, error)
 	if val.kind == kView || (val.kind == kFloat) != a.cd.isFloat {
 		return nil, compileErr(op.Pos, ErrInvalid, "%s: the fragment's element type does not match the view", op.Name)
 	}
-	f, err := fragLayout(op, rows, cols, val.comps)
+	f, err := fragLayout(op, rows, cols, val.comps, c.k.fragWave)
 	if err != nil {
 		return nil, err
 	}
-	sg := c.k.tgt.subgroup
-	if f.Subgroup && sg != loom.FragmentSubgroupSize {
-		return nil, compileErr(op.Pos, ErrUnsupported, "%s: subgroup fragments need a subgroup of %d lanes (the target has %d)", op.Name, loom.FragmentSubgroupSize, sg)
+	sg := f.Wave
+	if err := c.fragSubgroup(op, f.Subgroup); err != nil {
+		return nil, err
 	}
 	return func(fr *frame) error {
 		L := fr.L
@@ -155,6 +157,17 @@ func (c *compiler) fragmentOp(b *block, op *loom.Op, rest string) (instr, error)
 	}, nil
 }
 
+// fragSubgroup refuses subgroup fragments where the executor's subgroups
+// do not tile the fragment's lanes: 32-lane subgroups for wave 32, 32 or
+// 64 for wave 64.
+func (c *compiler) fragSubgroup(op *loom.Op, sub bool) error {
+	sg, wave := c.k.tgt.subgroup, c.k.fragWave
+	if sub && sg != loom.FragmentSubgroupSize && sg != wave {
+		return compileErr(op.Pos, ErrUnsupported, "%s: subgroup fragments of %d lanes need a subgroup of 32 or %d lanes (the target has %d)", op.Name, wave, wave, sg)
+	}
+	return nil
+}
+
 // unsignedFrag marks s as holding unsigned integer fragment elements.
 func (c *compiler) unsignedFrag(s *slot) {
 	if c.unsigned == nil {
@@ -173,7 +186,7 @@ func (c *compiler) mma(b *block, op *loom.Op) (instr, error) {
 		return nil, err
 	}
 	x, y, acc := ops[0], ops[1], ops[2]
-	m, n, k, sub, err := loom.MMAShape(x.comps, y.comps, acc.comps)
+	m, n, k, sub, err := loom.MMAShape(x.comps, y.comps, acc.comps, c.k.fragWave)
 	if err != nil {
 		return nil, compileErr(op.Pos, ErrInvalid, "vector.mma: %v", err)
 	}
@@ -190,11 +203,11 @@ func (c *compiler) mma(b *block, op *loom.Op) (instr, error) {
 	if r.comps != acc.comps || r.kind != acc.kind {
 		return nil, compileErr(op.Pos, ErrInvalid, "vector.mma result type %s differs from the accumulator's", r.typ)
 	}
-	sg := c.k.tgt.subgroup
+	sg := c.k.fragWave // the lanes one subgroup mma spans
+	if err := c.fragSubgroup(op, sub); err != nil {
+		return nil, err
+	}
 	if sub {
-		if sg != loom.FragmentSubgroupSize {
-			return nil, compileErr(op.Pos, ErrUnsupported, "vector.mma: subgroup fragments need a subgroup of %d lanes (the target has %d)", loom.FragmentSubgroupSize, sg)
-		}
 		c.k.groupOps = true
 	}
 	var rnd ffmt
@@ -208,7 +221,7 @@ func (c *compiler) mma(b *block, op *loom.Op) (instr, error) {
 	}
 	ux, uy := c.unsigned[x], c.unsigned[y]
 	lay := func(role loom.FragmentRole, rows, cols, payload int) loom.FragmentLayout {
-		f, _ := loom.NewFragmentLayout(role, int64(rows), int64(cols), int64(payload))
+		f, _ := loom.NewFragmentLayout(role, int64(rows), int64(cols), int64(payload), sg)
 		return f
 	}
 	fa, fb, fc := lay(loom.FragmentLHS, m, k, x.comps), lay(loom.FragmentRHS, k, n, y.comps), lay(loom.FragmentInit, m, n, acc.comps)

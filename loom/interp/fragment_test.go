@@ -2,6 +2,9 @@ package interp
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loomgen/loomgen/loom"
@@ -162,7 +165,7 @@ func TestFragmentMMA(t *testing.T) {
 				} else if c.laneInit {
 					// Lane l's component e is the accumulator element the
 					// subgroup layout puts there.
-					lay, err := loom.NewFragmentLayout(loom.FragmentInit, 16, 16, 8)
+					lay, err := loom.NewFragmentLayout(loom.FragmentInit, 16, 16, 8, 32)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -204,4 +207,38 @@ func equalF(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestFragmentMFMA runs loom/testdata/fragment_mfma.loom (wave-64 layout,
+// gfx942 target) on exact inputs against a plain Go matmul, with 32- and
+// 64-lane subgroups.
+func TestFragmentMFMA(t *testing.T) {
+	m := corpus(t, "fragment_mfma.loom")
+	for _, c := range []struct{ export, ab, acc string }{
+		{"mfma_f16_f32", "f16", "f32"}, {"mfma_bf16_f32", "bf16", "f32"},
+		{"mfma_f32_f32", "f32", "f32"}, {"mfma_f16_f16", "f16", "f16"},
+	} {
+		for _, sg := range []int{32, 64} {
+			opts := Options{Workers: 2, Target: loom.Target{IndexBits: 32, OffsetBits: 64, SubgroupSize: sg}}
+			r := compileRun(t, m, c.export, opts)
+			o := newFragOperands(32, 32, 64, 9, false)
+			d := make([]byte, len(encode(t, c.acc, o.c)))
+			r.run(nil, buf(encode(t, c.ab, o.a)), buf(encode(t, c.ab, o.b)), buf(encode(t, c.acc, o.c)), buf(d))
+			want, got := o.want(), decode(c.acc, d)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s, %d-lane subgroups: D[%d][%d] = %v, want %v", c.export, sg, i/32, i%32, got[i], want[i])
+				}
+			}
+		}
+	}
+	// Outside a wave-64 target the same shapes have no layout.
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "fragment_mfma.loom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(raw), "amdgpu.target<gfx942>", "amdgpu.target<gfx1100>", 1)
+	if _, err := Compile([]*loom.Module{parseSrc(t, src)}, "mfma_f16_f32", Options{}); err == nil || !strings.Contains(err.Error(), "no fragment layout for init [16, 16] in 4 components") {
+		t.Errorf("gfx1100: got %v, want no layout for the wave-64 init", err)
+	}
 }

@@ -52,6 +52,9 @@ type Kernel struct {
 	kernel    *loom.Kernel
 	tgt       target
 	workers   int
+	// fragWave is the invocations a subgroup fragment spans
+	// (loom.FragmentWave).
+	fragWave int
 	// san is the checked mode (sanitize.go); on, the kernel has only its
 	// exact per-lane form.
 	san Sanitize
@@ -189,7 +192,8 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 	if opts.Sanitize.GlobalRaces {
 		workers = 1 // the global shadow is shared by the dispatch's workgroups
 	}
-	k := &Kernel{export: export, kernel: kd, tgt: makeTarget(opts.Target), workers: workers, san: opts.Sanitize}
+	wave := loom.FragmentWave(mods, kd)
+	k := &Kernel{export: export, kernel: kd, tgt: makeTarget(opts.Target), workers: workers, san: opts.Sanitize, fragWave: wave}
 	c, err := newCompiler(k, mods, opts)
 	if err != nil {
 		return nil, err
@@ -210,7 +214,7 @@ func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) 
 	if k.noBatch == "" {
 		// Without inter-lane communication, a batch of workgroups is
 		// the same computation as the workgroups one by one.
-		kb := &Kernel{export: export, kernel: kd, tgt: k.tgt, workers: workers, batched: true}
+		kb := &Kernel{export: export, kernel: kd, tgt: k.tgt, workers: workers, batched: true, fragWave: wave}
 		cb, err := newCompiler(kb, mods, opts)
 		if err == nil && cb.compileKernel(kd) == nil && kb.noBatch == "" {
 			k.batch = kb

@@ -86,6 +86,8 @@ type emitter struct {
 	// lane holds the warp-lane values fragment lowering uses, computed
 	// once at entry (fragment.go); nil when the kernel has no fragments.
 	lane *laneRegs
+	// wave is the invocations a subgroup fragment spans (fragWave).
+	wave int
 }
 
 // inlineFrame collects the results of an inlined call.

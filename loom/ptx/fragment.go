@@ -216,6 +216,9 @@ func (e *emitter) fragmentOp(op *loom.Op, rest string) error {
 	if !lay.Subgroup {
 		return e.denseFragment(op, store, v, vt, lay, base, rowStride, colStride)
 	}
+	if lay.Wave == loom.FragmentWave64 {
+		return e.wave64Fragment(op, store, v, vt, lay, base, rowStride, colStride)
+	}
 	if err := e.fullWarps(op); err != nil {
 		return err
 	}
@@ -268,7 +271,7 @@ func (e *emitter) fragLayout(op *loom.Op, at int, vt *loom.Type) (loom.FragmentL
 	if err != nil {
 		return loom.FragmentLayout{}, err
 	}
-	lay, err := loom.NewFragmentLayout(role, dims[0], dims[1], int64(n))
+	lay, err := loom.NewFragmentLayout(role, dims[0], dims[1], int64(n), e.fragWave())
 	if err != nil {
 		return lay, unsupported(op, "%v", err)
 	}
@@ -701,7 +704,7 @@ func (e *emitter) mma(op *loom.Op) error {
 		}
 		counts[i] = n
 	}
-	m, n, k, sub, err := loom.MMAShape(counts[0], counts[1], counts[2])
+	m, n, k, sub, err := loom.MMAShape(counts[0], counts[1], counts[2], e.fragWave())
 	if err != nil {
 		return invalid(op.Pos, "vector.mma: %v", err)
 	}
@@ -715,6 +718,9 @@ func (e *emitter) mma(op *loom.Op) error {
 	}
 	if !sub {
 		return e.denseMMA(op, args, m, n, k)
+	}
+	if e.fragWave() == loom.FragmentWave64 {
+		return e.wave64MMA(op, args, k)
 	}
 	if err := e.fullWarps(op); err != nil {
 		return err
@@ -730,7 +736,7 @@ func (e *emitter) mma(op *loom.Op) error {
 		return unsupported(op, "mma of %s into %s with K = %d on sm_%d (tensor cores take f16/bf16 -> f32, f16 -> f16, i8 -> i32 in steps of %d on sm_80+)", ab, acc, k, e.sm, kstep)
 	}
 	lay := func(role loom.FragmentRole, rows, cols, payload int, elem *loom.Type, uns bool) *nativeFrag {
-		l, _ := loom.NewFragmentLayout(role, int64(rows), int64(cols), int64(payload))
+		l, _ := loom.NewFragmentLayout(role, int64(rows), int64(cols), int64(payload), loom.FragmentSubgroupSize)
 		return &nativeFrag{lay: l, elem: elem, unsigned: uns}
 	}
 	fa := lay(loom.FragmentLHS, m, k, counts[0], ab, ua)
@@ -840,7 +846,7 @@ func (e *emitter) joinFragment(dst, src *val) (*val, error) {
 // on every iteration.
 func (e *emitter) fragmentInits(op *loom.Op, inits []*val) ([]*val, error) {
 	body := op.Regions[0]
-	if len(body.Ops) == 0 {
+	if len(body.Ops) == 0 || e.fragWave() != loom.FragmentSubgroupSize {
 		return inits, nil
 	}
 	y := body.Ops[len(body.Ops)-1]
@@ -885,11 +891,12 @@ func mmaResultFrag(op *loom.Op) *nativeFrag {
 		}
 		counts[i] = n
 	}
-	m, n, _, sub, err := loom.MMAShape(counts[0], counts[1], counts[2])
+	// Only wave-32 fragments have a native (tensor-core) form.
+	m, n, _, sub, err := loom.MMAShape(counts[0], counts[1], counts[2], loom.FragmentSubgroupSize)
 	if err != nil || !sub {
 		return nil
 	}
-	l, err := loom.NewFragmentLayout(loom.FragmentResult, int64(m), int64(n), int64(counts[2]))
+	l, err := loom.NewFragmentLayout(loom.FragmentResult, int64(m), int64(n), int64(counts[2]), loom.FragmentSubgroupSize)
 	if err != nil {
 		return nil
 	}
