@@ -106,12 +106,29 @@ func (e *emitter) async(op *loom.Op) error {
 			return err
 		}
 		nat := min(natAlign(src, nil), natAlign(dst, dstIdx))
-		e.copyBytes(op, tr, src.space, dst.space, S, D, nat, done)
+		// Under the buffers' entry alignment predicates (alignBufferParam)
+		// the addresses may be aligned further: then those predicates
+		// are the run-time test, not the addresses.
+		cond := min(addrAlign(src, zeros(len(src.strides))), addrAlign(dst, dstIdx))
+		e.copyBytes(op, tr, src.space, dst.space, S, D, nat, cond, e.bothPreds(src.alignPred, dst.alignPred), done)
 	} else if err := e.copyElems(op, tr, src, dst, dstIdx); err != nil {
 		return err
 	}
 	e.label(done)
 	return nil
+}
+
+// bothPreds is a predicate holding when both a and b hold ("" for always).
+func (e *emitter) bothPreds(a, b string) string {
+	switch {
+	case a == "" || a == b:
+		return b
+	case b == "":
+		return a
+	}
+	p := e.newReg(cPred)
+	e.ins("and.pred %s, %s, %s", p, a, b)
+	return p
 }
 
 // contiguous reports whether a view with these (static) dims and strides
@@ -132,8 +149,9 @@ func contiguous(dims, strides []*val) bool {
 }
 
 // copyBytes moves tr.Bytes bytes from S (in space ss) to D (in ds);
-// nat is a power of two both addresses are known multiples of.
-func (e *emitter) copyBytes(op *loom.Op, tr *loom.AsyncTransfer, ss, ds, S, D string, nat int64, done string) {
+// nat is a power of two both addresses are known multiples of, cond one
+// they are multiples of when the predicate pred holds ("" for always).
+func (e *emitter) copyBytes(op *loom.Op, tr *loom.AsyncTransfer, ss, ds, S, D string, nat, cond int64, pred, done string) {
 	n := int64(tr.Bytes)
 	if n == 0 {
 		return
@@ -147,10 +165,14 @@ func (e *emitter) copyBytes(op *loom.Op, tr *loom.AsyncTransfer, ss, ds, S, D st
 		// Test the alignment of both addresses; misaligned, copy in the
 		// chunks the known alignment allows (bytes at worst).
 		slowG := max(min(g, nat), 1)
-		p := e.newReg(cPred)
 		slow := e.newLabel("async_bytes")
-		e.ins("or.pred %s, %s, %s", p, e.addrMisaligned(S, g), e.addrMisaligned(D, g))
-		e.ins("@%s bra %s", p, slow)
+		if pred != "" && cond >= g {
+			e.ins("@!%s bra %s", pred, slow)
+		} else {
+			p := e.newReg(cPred)
+			e.ins("or.pred %s, %s, %s", p, e.addrMisaligned(S, g), e.addrMisaligned(D, g))
+			e.ins("@%s bra %s", p, slow)
+		}
 		e.copyChunks(op, ss, ds, S, D, n, g, async)
 		e.ins("bra.uni %s", done)
 		e.label(slow)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,17 +80,24 @@ func TestFragmentPTX(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", export, err)
 		}
-		// 16-byte copies both ways: the dynamic workgroup storage is
-		// 16-byte aligned, and its rows keep that alignment.
-		for _, instr := range []string{"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync",
-			"ld.global.v4.s32", "st.shared.v4.s32"} {
+		// 16-byte copies: the workgroup tiles are 16-byte aligned and their
+		// rows keep that alignment; the async kernels copy with cp.async
+		// (L2 only: device-scope copies), the staged ones through registers.
+		want := []string{"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync"}
+		if strings.HasSuffix(export, "_staged") {
+			want = append(want, "ld.global.v4.s32", "st.shared.v4.s32")
+		} else {
+			want = append(want, "cp.async.cg.shared.global", "cp.async.commit_group", "cp.async.wait_group 0")
+		}
+		for _, instr := range want {
 			if !strings.Contains(k.PTX, instr) {
 				t.Errorf("%s: no %s", export, instr)
 			}
 		}
 		// Workgroup memory is addressed in 32 bits (addr.go).
+		shared := regexp.MustCompile(`\.shared[^\[]*\[%rd|%rd\d+, __loom_(dyn_)?smem`)
 		for _, l := range strings.Split(k.PTX, "\n") {
-			if (strings.Contains(l, ".shared") || strings.Contains(l, "__loom_dyn_smem")) && strings.Contains(l, "%rd") {
+			if shared.MatchString(l) {
 				t.Errorf("%s: a 64-bit workgroup address: %s", export, strings.TrimSpace(l))
 			}
 		}
@@ -142,7 +150,7 @@ func TestGPUFragments(t *testing.T) {
 
 // TestTensorCoreMatmulCPU checks the benchmark's Loom matmuls themselves
 // on the CPU executor against a Go matmul on exact inputs (so a kernel bug
-// cannot hide behind agreeing backends), at m = n = 256, k = 128 (several
+// cannot hide behind agreeing backends), at m = n = k = 256 (several
 // workgroups, several steps through every workgroup buffer).
 // LOOM_TC_KERNELS names another file of such kernels to check instead.
 func TestTensorCoreMatmulCPU(t *testing.T) {
@@ -151,7 +159,7 @@ func TestTensorCoreMatmulCPU(t *testing.T) {
 		file = f
 	}
 	m := parse(t, file)
-	const rows, cols, depth = 256, 256, 128
+	const rows, cols, depth = 256, 256, 256
 	for _, kd := range m.Kernels {
 		export := kd.Export
 		// The kernel copies its operands as i32 words: the element type

@@ -62,6 +62,9 @@ func usesVectorMemory(p *loom.Program, r *loom.Region, seen map[string]bool) boo
 		return false
 	}
 	for _, op := range r.Ops {
+		if loom.IsAsyncTransfer(op.Name) {
+			return true // chunked copies use the same entry predicate
+		}
 		switch op.Name {
 		case "vector.load", "vector.store":
 			return true
