@@ -91,6 +91,13 @@ type joins struct{ vals []*val }
 // first copied to temporaries so that a yield may permute loop-carried
 // registers (scf.yield %b, %a).
 func (e *emitter) setJoins(pos loom.Pos, j *joins, srcs []*val, parallel bool) error {
+	for _, s := range srcs {
+		if s.wide {
+			// A join register would lose the fact that its 32 bits are
+			// to be read unsigned (val.wide).
+			return fmt.Errorf("%s: %w: yielding an index that may exceed 2^31-1 (held unsigned in its 32-bit register) out of a region", pos, ErrUnsupported)
+		}
+	}
 	if j.vals == nil {
 		for _, s := range srcs {
 			j.vals = append(j.vals, e.phiFrom(s))
@@ -491,6 +498,7 @@ func (e *emitter) scfSelect(op *loom.Op) error {
 	if err != nil {
 		return err
 	}
+	out.wide = a[0].wide || a[1].wide // a select reads neither signed
 	return e.define(op, 0, out)
 }
 

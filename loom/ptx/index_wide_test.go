@@ -24,10 +24,12 @@ func TestIndexWidePTX(t *testing.T) {
 			t.Errorf("PTX lacks %q", want)
 		}
 	}
-	cases := []struct{ name, body, err string }{
-		{"signed compare", `%c = index.cmp slt, %w, %n : index`, "may exceed 2^31-1"},
-		{"division", `%d = index.div %w, %n : index`, "may exceed 2^31-1"},
-		{"constant past 2^32", `%huge = index.constant 4294967296 : index`, "does not fit the 32-bit index carrier"},
+	cases := []struct{ name, body, err, at string }{
+		{"signed compare", `%c = index.cmp slt, %w, %n : index`, "may exceed 2^31-1", "w.loom:7:"},
+		{"division", `%d = index.div %w, %n : index`, "may exceed 2^31-1", "w.loom:7:"},
+		{"constant past 2^32", `%huge = index.constant 4294967296 : index`, "does not fit the 32-bit index carrier", "w.loom:7:"},
+		{"yielded out of a region", "%p = index.cmp eq, %n, %n : index\n  %y = scf.if %p -> (index) {\n    scf.yield %w : index\n  } else {\n    scf.yield %n : index\n  }",
+			"yielding an index that may exceed 2^31-1", "w.loom:9:"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,8 +48,8 @@ func TestIndexWidePTX(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = Compile([]*loom.Module{m}, "k", Options{})
-			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "w.loom:7:") {
-				t.Fatalf("got %v, want %q at w.loom:7", err, tc.err)
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), tc.at) {
+				t.Fatalf("got %v, want %q at %s", err, tc.err, tc.at)
 			}
 			if !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrInvalid) {
 				t.Errorf("error class: %v", err)
