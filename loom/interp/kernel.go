@@ -26,7 +26,9 @@ type Options struct {
 // Arg is one launch argument.
 type Arg struct {
 	// Buffer holds the bound bytes of a buffer or view parameter; every
-	// access is checked against it.
+	// access is checked against it. A vector parameter takes its lanes
+	// from Buffer too: little-endian, lane 0 first, each at its element's
+	// size (4 bytes for f32, 2 for f16, the carrier width for index).
 	Buffer []byte
 	// Bits holds a scalar parameter's value at its carrier width,
 	// zero-extended: math.Float32bits for f32, uint64(uint32(int32(v))) for

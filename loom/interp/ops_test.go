@@ -813,3 +813,28 @@ func TestOpsRemf(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorParam runs vector_param.loom: vector launch parameters take
+// their lanes from Arg.Buffer; a wrong byte count is refused.
+func TestVectorParam(t *testing.T) {
+	const n = 100
+	src := make([]float32, n)
+	for i := range src {
+		src[i] = float32(i) - 20.5
+	}
+	scale := []float32{1.5, -2, 0.25, 3}
+	bias := []int32{-7, 11}
+	r := compileRun(t, corpus(t, "vector_param.loom"), "vector_param", Options{})
+	dst := make([]byte, 4*n)
+	r.run(wl(n), idx(n), buf(f32bytes(scale)), buf(i32bytes(bias)), buf(f32bytes(src)), buf(dst))
+	for i, g := range bytesF32(dst) {
+		want := float32(math.FMA(float64(src[i]), float64(scale[i%4]), float64(bias[i%2])))
+		if g != want {
+			t.Fatalf("dst[%d] = %g, want %g", i, g, want)
+		}
+	}
+	err := r.k.Run(r.launch(n), []Arg{idx(n), buf(f32bytes(scale[:3])), buf(i32bytes(bias)), buf(f32bytes(src)), buf(dst)})
+	if err == nil || !strings.Contains(err.Error(), "takes its 4 lanes as 16 little-endian bytes") {
+		t.Errorf("a 12-byte vector<4xf32>: got %v", err)
+	}
+}

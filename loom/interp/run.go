@@ -19,6 +19,10 @@ type runState struct {
 	// params are the launch parameters' values, in register form.
 	paramI map[int]int64
 	paramF map[int]float64
+	// paramLanes holds the lanes of vector parameters (ints or float bits
+	// decoded to float64, per the slot's kind).
+	paramLanes map[int][]int64
+	paramLaneF map[int][]float64
 	paramV map[int]view
 	// san is the global-memory shadow of a dispatch checked for races
 	// between workgroups (sanitize.go); nil otherwise.
@@ -381,9 +385,16 @@ func (fr *frame) wgCoords() [3]int {
 // launch signature.
 func (k *Kernel) bindParams(rs *runState) error {
 	rs.paramI, rs.paramF, rs.paramV = map[int]int64{}, map[int]float64{}, map[int]view{}
+	rs.paramLanes, rs.paramLaneF = map[int][]int64{}, map[int][]float64{}
 	for i, s := range k.params {
 		a := rs.args[i]
 		name := "%" + k.kernel.Launch[i].Name
+		if lt := k.kernel.Launch[i].Type; s.kind != kView && lt != nil && lt.Kind == loom.TypeVector {
+			if err := k.bindVectorParam(rs, i, s, a, name); err != nil {
+				return err
+			}
+			continue
+		}
 		switch s.kind {
 		case kInt:
 			if a.Buffer != nil {
@@ -443,9 +454,40 @@ func (k *Kernel) bindParams(rs *runState) error {
 	return nil
 }
 
+// bindVectorParam decodes a vector launch parameter: its lanes come
+// little-endian in Arg.Buffer, lane 0 first, each at its element's size
+// (Bits cannot hold a vector).
+func (k *Kernel) bindVectorParam(rs *runState, i int, s *slot, a Arg, name string) error {
+	vt := k.kernel.Launch[i].Type
+	cd, err := (&compiler{k: k}).codecFor(loom.Pos{}, vt.Elem)
+	if err != nil {
+		return fmt.Errorf("kernel %s: argument %d (%s: %s): %w", k.export, i, name, vt, err)
+	}
+	if len(a.Buffer) != s.comps*cd.size {
+		return fmt.Errorf("kernel %s: argument %d (%s: %s) takes its %d lanes as %d little-endian bytes in Arg.Buffer, got %d: %w", k.export, i, name, vt, s.comps, s.comps*cd.size, len(a.Buffer), ErrArgs)
+	}
+	for e := range s.comps {
+		b := a.Buffer[e*cd.size:]
+		if s.kind == kFloat {
+			rs.paramLaneF[i] = append(rs.paramLaneF[i], cd.loadF(b))
+		} else {
+			rs.paramLanes[i] = append(rs.paramLanes[i], cd.loadI(b))
+		}
+	}
+	return nil
+}
+
 // loadParams writes the decoded parameters into a frame's registers.
 func (k *Kernel) loadParams(fr *frame) error {
 	for i, s := range k.params {
+		if lanes, ok := fr.r.paramLanes[i]; ok {
+			copy(fr.I[s.idx], lanes)
+			continue
+		}
+		if lanes, ok := fr.r.paramLaneF[i]; ok {
+			copy(fr.F[s.idx], lanes)
+			continue
+		}
 		switch s.kind {
 		case kInt:
 			fr.I[s.idx][0] = fr.r.paramI[i]

@@ -198,6 +198,15 @@ func (e *emitter) compile() (*Kernel, error) {
 			if vecMem {
 				e.alignBufferParam(v)
 			}
+		case loom.TypeVector:
+			var decl string
+			var prm Param
+			var err error
+			if v, decl, prm, err = e.vectorParam(p, pname); err != nil {
+				return nil, err
+			}
+			params = append(params, decl)
+			out.Params = append(out.Params, prm)
 		default:
 			if !p.Type.IsScalar() {
 				return nil, fmt.Errorf("%s: %w: launch parameter %%%s of type %s", p.Pos, ErrUnsupported, p.Name, p.Type)
@@ -438,4 +447,40 @@ func (e *emitter) configGet(op *loom.Op) error {
 		return e.define(op, 0, e.constFloat(t, c.Float))
 	}
 	return e.define(op, 0, e.constInt(t, c.Int))
+}
+
+// vectorParam declares a vector launch parameter as a byte array holding
+// its lanes little-endian at their element size (as the CPU executor takes
+// them from Arg.Buffer) and loads every lane.
+func (e *emitter) vectorParam(p *loom.Value, pname string) (*val, string, Param, error) {
+	t := p.Type
+	n := 1
+	for _, d := range t.Dims {
+		if d.Value != nil || d.Size <= 0 {
+			return nil, "", Param{}, fmt.Errorf("%s: %w: launch parameter %%%s of type %s (a vector parameter needs a static lane count)", p.Pos, ErrUnsupported, p.Name, t)
+		}
+		n *= int(d.Size)
+	}
+	if t.Elem == nil || !t.Elem.IsScalar() || n > 64 {
+		return nil, "", Param{}, fmt.Errorf("%s: %w: launch parameter %%%s of type %s (vector parameters of up to 64 scalar lanes are passed)", p.Pos, ErrUnsupported, p.Name, t)
+	}
+	size := carrierBytes(t.Elem)
+	shape := make([]int64, len(t.Dims))
+	for i, d := range t.Dims {
+		shape[i] = d.Size
+	}
+	lanes := make([]*val, n)
+	for i := range lanes {
+		c := e.newVal(t.Elem)
+		if classOf(t.Elem) == cPred {
+			r := e.newReg(cR)
+			e.ins("ld.param.u8 %s, [%s+%d]", r, pname, i*size)
+			e.ins("setp.ne.b32 %s, %s, 0", c.reg, r)
+		} else {
+			e.ins("ld.param.%s %s, [%s+%d]", ldType(t.Elem), c.reg, pname, i*size)
+		}
+		lanes[i] = c
+	}
+	decl := fmt.Sprintf(".param .align %d .b8 %s[%d]", size, pname, n*size)
+	return vecVal(t, shape, lanes), decl, Param{Name: p.Name, Size: n * size, Align: size}, nil
 }

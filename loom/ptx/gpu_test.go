@@ -198,6 +198,8 @@ func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *kcase, 
 			}
 			mems[j] = m
 			a.SetPtr(j, m.Ptr()+hip.DevicePtr(off))
+		case arg.Buffer != nil: // a vector parameter's lanes
+			a.SetBytes(j, arg.Buffer)
 		case p.Size == 8:
 			a.SetUint64(j, arg.Bits)
 		case p.Size == 4:

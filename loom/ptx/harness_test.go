@@ -166,6 +166,17 @@ func newCase(mods []*loom.Module, kd *loom.Kernel, cfg map[string]loom.Const, se
 			c.args = append(c.args, interp.Arg{Bits: argBits(env.Launch[i])})
 			continue
 		}
+		if p.Type.Kind == loom.TypeVector {
+			// A vector parameter's lanes, little-endian (interp.Arg).
+			lanes := 1
+			for _, d := range p.Type.Dims {
+				lanes *= int(max(d.Size, 1))
+			}
+			buf := make([]byte, lanes*carrierBytes(p.Type.Elem))
+			fill(buf, p.Type.Elem, next)
+			c.args = append(c.args, interp.Arg{Buffer: buf})
+			continue
+		}
 		n, ok := extents[i]
 		if !ok {
 			n = 1 << 16
