@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,7 +50,7 @@ func FuzzLex(f *testing.F) {
 
 // FuzzParse checks that ParseFile never panics, that errors are a sorted
 // ErrorList of classified diagnostics with positions, and that a file that
-// parses cleanly dumps without panicking.
+// parses cleanly dumps and lowers (Lower) without panicking.
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -60,6 +61,12 @@ func FuzzParse(f *testing.F) {
 		if err == nil {
 			_ = Dump(m)
 			formatRoundTrip(t, src, m)
+			// The shared lowering (its cfg structuring too) refuses
+			// what it cannot rewrite with a positioned error, never by
+			// a recovered panic.
+			if _, lerr := Lower([]*Module{m}, LowerOptions{}); lerr != nil && strings.Contains(lerr.Error(), "internal error") {
+				t.Fatalf("Lower: %v", lerr)
+			}
 			return
 		}
 		var list ErrorList
