@@ -81,6 +81,8 @@ func (c *compiler) fragmentOp(b *block, op *loom.Op, rest string) (instr, error)
 	if err != nil {
 		return nil, err
 	}
+	a.write = store
+	checked := c.k.san.on()
 	if len(a.idx) < 2 {
 		return nil, compileErr(op.Pos, ErrInvalid, "%s needs a view of rank 2 or more", op.Name)
 	}
@@ -135,6 +137,11 @@ func (c *compiler) fragmentOp(b *block, op *loom.Op, rest string) (instr, error)
 				v, off, err := a.at(fr, l, ex[:])
 				if err != nil {
 					return err
+				}
+				if checked {
+					if err := fr.touch(a, v, off, l, store); err != nil {
+						return err
+					}
 				}
 				at := e*L + l
 				if val.uni {

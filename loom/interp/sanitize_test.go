@@ -102,14 +102,17 @@ func TestSanitizerGlobalRaceBetweenWorkgroups(t *testing.T) {
 }
 
 func TestSanitizerOutOfBoundsEvent(t *testing.T) {
-	for _, san := range []Sanitize{{}, {Races: true}} {
-		err, _ := runSanitized(t, "past_the_end", san)
-		var re *RunError
-		if !errors.As(err, &re) || !errors.Is(err, ErrOutOfBounds) || re.Event == nil {
-			t.Fatalf("%+v: want an out-of-bounds event, got %v", san, err)
-		}
-		if ev := re.Event; ev.Type != "asan_report" || ev.Access != "write" || ev.Length != 4 || ev.Memory != "global" || ev.Offset != 16 {
-			t.Fatalf("%+v: event %+v", san, ev)
+	// A plain store and a fragment store each write at byte 16 of 16.
+	for _, export := range []string{"past_the_end", "fragment_past_the_end"} {
+		for _, san := range []Sanitize{{}, {Races: true}} {
+			err, _ := runSanitized(t, export, san)
+			var re *RunError
+			if !errors.As(err, &re) || !errors.Is(err, ErrOutOfBounds) || re.Event == nil {
+				t.Fatalf("%s %+v: want an out-of-bounds event, got %v", export, san, err)
+			}
+			if ev := re.Event; ev.Type != "asan_report" || ev.Access != "write" || ev.Length != 4 || ev.Memory != "global" || ev.Offset != 16 {
+				t.Fatalf("%s %+v: event %+v", export, san, ev)
+			}
 		}
 	}
 }
