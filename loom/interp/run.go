@@ -23,7 +23,7 @@ type runState struct {
 	// decoded to float64, per the slot's kind).
 	paramLanes map[int][]int64
 	paramLaneF map[int][]float64
-	paramV map[int]view
+	paramV     map[int]view
 	// san is the global-memory shadow of a dispatch checked for races
 	// between workgroups (sanitize.go); nil otherwise.
 	san *sanRun
