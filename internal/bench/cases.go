@@ -51,8 +51,9 @@ type Instance struct {
 	// suite rotates through copies of it so that the working set of
 	// consecutive launches exceeds the L2 cache, as a model's layers do.
 	Weights []int
-	// CheckWhat says what the reference is.
-	CheckWhat string
+	// CheckWhat says what the reference is; CheckNote, set by Check,
+	// adds what the check measured besides (reported once).
+	CheckWhat, CheckNote string
 }
 
 func scalar(v uint64) Arg  { return Arg{Bits: v, Scalar: true} }
@@ -269,22 +270,61 @@ func f16to32(h uint16) float64 {
 	return v
 }
 
+// quantizeQ8 quantizes x as the mat-vec kernels do before their integer
+// dot products: blocks of 32, scale d = amax/127, q = roundeven(x·(127/amax))
+// (f32 arithmetic, as on the device); it returns the dequantized values d·q.
+func quantizeQ8(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for b := 0; b < len(x); b += 32 {
+		var amax float32
+		for _, v := range x[b : b+32] {
+			amax = max(amax, float32(math.Abs(float64(v))))
+		}
+		d := amax / 127
+		var id float32
+		if amax > 0 {
+			id = 127 / amax
+		}
+		for i, v := range x[b : b+32] {
+			q := math.RoundToEven(float64(float32(v * id)))
+			out[b+i] = float64(d) * q
+		}
+	}
+	return out
+}
+
 // matvecCheck compares y with the float64 product of the dequantized
-// weights w(r, c) and x, relative to Σ|w·x| of the row.
-func matvecCheck(what string, rows, cols int, w func(r, c int) float64, x []float32) func([]byte) (float64, error) {
-	var want, mag []float64
+// weights w(r, c) and the q8-quantized activations xq (the kernels' own
+// algorithm), relative to Σ|w·xq| of the row; it also records how far y
+// lies from the product with the unquantized x (the cost of quantizing the
+// activations, reported, not checked).
+func matvecCheck(what string, rows, cols int, w func(r, c int) float64, x []float32, note *string) func([]byte) (float64, error) {
+	var want, mag, exact, emag []float64
+	xq := quantizeQ8(x)
 	return func(o []byte) (float64, error) {
-		if want == nil { // the reference once, for every side checked
+		if want == nil { // the references once, for every side checked
 			want, mag = make([]float64, rows), make([]float64, rows)
+			exact, emag = make([]float64, rows), make([]float64, rows)
 			for r := range rows {
 				for c := range cols {
-					p := w(r, c) * float64(x[c])
-					want[r] += p
-					mag[r] += math.Abs(p)
+					wv := w(r, c)
+					want[r] += wv * xq[c]
+					mag[r] += math.Abs(wv * xq[c])
+					exact[r] += wv * float64(x[c])
+					emag[r] += math.Abs(wv * float64(x[c]))
 				}
 			}
 		}
-		return closeTo(what, f32s(o), want, func(i int) float64 { return 3e-5 * (mag[i] + 1e-30) })
+		y := f32s(o)
+		worst, err := closeTo(what, y, want, func(i int) float64 { return 3e-5 * (mag[i] + 1e-30) })
+		if err == nil && len(y) == rows {
+			dev := 0.0
+			for r := range rows {
+				dev = max(dev, math.Abs(float64(y[r])-exact[r])/(emag[r]+1e-30))
+			}
+			*note = fmt.Sprintf("|y − W·x| ≤ %.2g·Σ|w·x| against the unquantized x", dev)
+		}
+		return worst, err
 	}
 }
 
@@ -304,18 +344,19 @@ func Q8_0(rows, cols int) *Instance {
 		scales[i] = f16to32(h)
 	}
 	x := uniform(cols, 8, -1, 2)
-	return &Instance{
-		File: "q8_0.loom", Export: "matvec_q8_0", Shape: fmt.Sprintf("%dx%d", rows, cols),
+	inst := &Instance{
+		File: "matvec_q.loom", Export: "matvec_q8_0", Shape: fmt.Sprintf("%dx%d", rows, cols),
 		Workload:  []int64{int64(rows), int64(cols)},
 		Args:      []Arg{idx(rows), idx(cols), in(q), in(d), in(f32le(x)), out(4 * rows)},
 		Bytes:     float64(len(q) + len(d) + 4*cols + 4*rows),
 		Flops:     2 * float64(rows) * float64(cols),
 		Weights:   []int{2, 3},
-		CheckWhat: "float64 over the dequantized weights, error ≤ 3e-5·Σ|w·x| per row",
-		Check: matvecCheck("q8_0", rows, cols, func(row, c int) float64 {
-			return scales[row*nb+c/32] * float64(int8(q[row*cols+c]))
-		}, x),
+		CheckWhat: matvecWhat,
 	}
+	inst.Check = matvecCheck("q8_0", rows, cols, func(row, c int) float64 {
+		return scales[row*nb+c/32] * float64(int8(q[row*cols+c]))
+	}, x, &inst.CheckNote)
+	return inst
 }
 
 // Q4K is y = W·x for W rows×cols in ggml's q4_K blocks.
@@ -353,14 +394,18 @@ func Q4K(rows, cols int) *Instance {
 		}
 		return d*float64(sc)*float64(q) - dmin*float64(m)
 	}
-	return &Instance{
-		File: "q4_k.loom", Export: "matvec_q4_k", Shape: fmt.Sprintf("%dx%d", rows, cols),
+	inst := &Instance{
+		File: "matvec_q.loom", Export: "matvec_q4_k", Shape: fmt.Sprintf("%dx%d", rows, cols),
 		Workload:  []int64{int64(rows), int64(cols)},
 		Args:      []Arg{idx(rows), idx(cols), in(w), in(f32le(x)), out(4 * rows)},
 		Bytes:     float64(len(w) + 4*cols + 4*rows),
 		Flops:     2 * float64(rows) * float64(cols),
 		Weights:   []int{2},
-		CheckWhat: "float64 over the dequantized weights, error ≤ 3e-5·Σ|w·x| per row",
-		Check:     matvecCheck("q4_K", rows, cols, deq, x),
+		CheckWhat: matvecWhat,
 	}
+	inst.Check = matvecCheck("q4_K", rows, cols, deq, x, &inst.CheckNote)
+	return inst
 }
+
+// matvecWhat states the mat-vecs' reference.
+const matvecWhat = "float64 over the dequantized weights and the q8-quantized activations (blocks of 32, as the kernels quantize them), error ≤ 3e-5·Σ|w·x| per row"

@@ -62,6 +62,9 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"rope", RoPE(3, 16)},
 		{"q8_0", Q8_0(13, 4096)},
 		{"q4_K", Q4K(13, 4096)},
+		// Beyond one 16384-column chunk of quantized activations.
+		{"q8_0/two-chunks", Q8_0(5, 18432)},
+		{"q4_K/two-chunks", Q4K(5, 18432)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

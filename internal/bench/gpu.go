@@ -345,6 +345,10 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 			return res, fmt.Errorf("%s %s: %w", l.name, inst.Export, err)
 		}
 		res.Check += fmt.Sprintf("; %s largest error %.3g of tolerance", l.name, worst)
+		if inst.CheckNote != "" {
+			res.Check += ", " + inst.CheckNote
+			inst.CheckNote = ""
+		}
 	}
 	var fs []func() (float64, error)
 	per := 20

@@ -280,6 +280,9 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 		}
 		e.ins("%s.%s %s, %s, %s", ib.mnem, suffix, out.reg, x.reg, y.reg)
 		e.sext(out)
+		if (rest == "shrui" || rest == "shrsi") && y.known {
+			out.word, out.wordShift = wordBits(x, y.ci)
+		}
 		if x.known && y.known && (rest == "add" || rest == "sub" || rest == "mul" || rest == "shli") {
 			out.known, out.ci = true, foldInt(rest, x.ci, y.ci)
 		}
@@ -555,6 +558,23 @@ func (e *emitter) indexDivConst(rest string, out, x *val, c int64) {
 	}
 	e.ins("%s.%s %s, %s, %d", rest, sType(out.t), out.reg, x.reg, c)
 	e.sext(out)
+}
+
+// wordBits is the provenance (val.word) of x shifted right by k: bits
+// wordShift… of a 32-bit register, or nothing ("") when x is not a
+// 32-bit integer register or the shift leaves fewer than 8 of its bits.
+func wordBits(x *val, k int64) (string, int) {
+	if x.known || x.t == nil || x.t.Kind != loom.TypeInt || x.t.Bits != 32 || classOf(x.t) != cR {
+		return "", 0
+	}
+	w, sh := x.reg, int64(0)
+	if x.word != "" {
+		w, sh = x.word, int64(x.wordShift)
+	}
+	if k < 0 || sh+k > 24 {
+		return "", 0
+	}
+	return w, int(sh + k)
 }
 
 // setMag records the magnitude bound of a 32-bit integer shift or mask by

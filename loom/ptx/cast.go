@@ -117,6 +117,9 @@ func (e *emitter) scalarCast(op *loom.Op, rest string) error {
 			return invalid(op.Pos, "%s between %s and %s", op.Name, from, to)
 		}
 		out := e.intToInt(x, to, rest != "extui")
+		if rest == "trunci" && intBits(to) == 8 {
+			out.word, out.wordShift = wordBits(x, 0) // its byte of a word
+		}
 		if b := intBits(from); rest != "trunci" && b < 32 && to.Kind == loom.TypeInt && to.Bits == 32 {
 			out.mag, out.nonneg = b-1, rest == "extui"
 			if out.nonneg {

@@ -215,17 +215,69 @@ kernel.def export("k") @k(%n: index) {
   vector.store %v, %ov[%w] : vector<4xi32>, view<[%n]xi32>
   kernel.return
 }`
-	m, err := loom.ParseFile("div.loom", []byte(src))
-	if err != nil {
-		t.Fatal(err)
+	// A right shift by a constant keeps the facts as the division does.
+	shifted := strings.Replace(src, "%w = index.div %c, %c4 : index", "%two = index.constant 2 : index\n  %w = index.shrui %c, %two : index", 1)
+	for _, c := range []struct{ src, op string }{{src, "div.s32"}, {shifted, "shr.u32"}} {
+		m, err := loom.ParseFile("div.loom", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := Compile([]*loom.Module{m}, "k", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{c.op, "ld.global.v4.s32", "st.global.v4.s32"} {
+			if !strings.Contains(k.PTX, want) {
+				t.Errorf("no %s in\n%s", want, k.PTX)
+			}
+		}
 	}
-	k, err := Compile([]*loom.Module{m}, "k", Options{})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestDot4iTakesWords checks that vector.dot4i on the bytes of a word
+// (vector.bitcast of an i32, lanes in order) hands dp4a the word itself,
+// and that bytes in another order are still packed.
+func TestDot4iTakesWords(t *testing.T) {
+	src := func(order string) string {
+		return `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %a: buffer, %o: buffer) {
+  %c0 = index.constant 0 : index
+  %z = index.constant 0 : offset
+  %av = buffer.view %a[%z] : buffer -> view<2xi32>
+  %ov = buffer.view %o[%z] : buffer -> view<1xi32>
+  %c1i = index.constant 1 : index
+  %x = view.load %av[%c0] : view<2xi32> -> i32
+  %y = view.load %av[%c1i] : view<2xi32> -> i32
+  %xb = vector.bitcast %x : i32 to vector<4xi8>
+  %yb0 = vector.bitcast %y : i32 to vector<4xi8>
+  %e0 = vector.extract %yb0[` + order[0:1] + `] : vector<4xi8> -> i8
+  %e1 = vector.extract %yb0[` + order[1:2] + `] : vector<4xi8> -> i8
+  %e2 = vector.extract %yb0[` + order[2:3] + `] : vector<4xi8> -> i8
+  %e3 = vector.extract %yb0[` + order[3:4] + `] : vector<4xi8> -> i8
+  %yb = vector.from_elements %e0, %e1, %e2, %e3 : i8, i8, i8, i8 -> vector<4xi8>
+  %acc = vector.constant 0 : vector<1xi32>
+  %d = vector.dot4i<s8s8> %xb, %yb, %acc : vector<4xi8>, vector<4xi8>, vector<1xi32>
+  %s = vector.extract %d[0] : vector<1xi32> -> i32
+  view.store %s, %ov[%c0] : i32, view<1xi32>
+  kernel.return
+}`
 	}
-	for _, want := range []string{"div.s32", "ld.global.v4.s32", "st.global.v4.s32"} {
-		if !strings.Contains(k.PTX, want) {
-			t.Errorf("no %s in\n%s", want, k.PTX)
+	for _, c := range []struct {
+		order string
+		bfi   int
+	}{{"0123", 0}, {"3210", 3}} {
+		k, err := Compile([]*loom.Module{parseSrc(t, src(c.order))}, "k", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(k.PTX, "bfi.b32"); n != c.bfi {
+			t.Errorf("order %s: %d bfi, want %d:\n%s", c.order, n, c.bfi, k.PTX)
+		}
+		if !strings.Contains(k.PTX, "dp4a.s32.s32") {
+			t.Errorf("order %s: no dp4a", c.order)
 		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 // nativeOps are the ops this backend lowers itself instead of through the
 // shared pass (loom.Lower), because an instruction does them faster:
 // vector.dot4i is one dp4a per accumulator lane (plus packing four byte
-// lanes into a word with bfi), where the shared form takes four
-// multiplies and four adds.
+// lanes into a word with bfi, unless they are a word's bytes in order),
+// where the shared form takes four multiplies and four adds.
 var nativeOps = map[string]bool{"vector.dot4i": true}
 
 // dp4aTypes maps dot4i's signedness template to dp4a's operand types.
@@ -39,6 +39,12 @@ func (e *emitter) vecDot4i(op *loom.Op) error {
 		return invalid(op.Pos, "vector.dot4i needs i8 sources of four lanes per i32 accumulator lane")
 	}
 	pack := func(lanes []*val) string {
+		if w := lanes[0].word; w != "" && lanes[0].wordShift == 0 &&
+			lanes[1].word == w && lanes[1].wordShift == 8 &&
+			lanes[2].word == w && lanes[2].wordShift == 16 &&
+			lanes[3].word == w && lanes[3].wordShift == 24 {
+			return w // the bytes of one word in order: the word itself
+		}
 		w := e.newReg(cR)
 		e.ins("mov.b32 %s, %s", w, lanes[0].reg)
 		for k := 1; k < 4; k++ {

@@ -48,6 +48,14 @@ type val struct {
 	// 6.1), so it widens by zero extension, and ops that would read it
 	// signed refuse it (wideIndexOK).
 	wide bool
+	// word, when set, names a 32-bit register whose bits wordShift… this
+	// integer's low bits are (a right shift of it, or an i8 truncation of
+	// one): vector.dot4i then passes the word to dp4a instead of packing
+	// its byte lanes again. Registers are written once, except join
+	// registers, which change only at a yield, after every use of a value
+	// defined in the same region.
+	word      string
+	wordShift int
 	// frag marks a vector holding a subgroup matrix fragment in the
 	// tensor cores' register layout (fragment.go); vec then holds those
 	// registers, not Loom's payload components.

@@ -46,6 +46,12 @@ func setP2(rest string, out *val, a []*val) {
 		if len(a) == 3 {
 			out.p2 = min(min(x*y, 1<<30), pow2Of(a[2]))
 		}
+	case "shrui", "shrsi":
+		// A right shift by k of a multiple of 2^(k+m) is a multiple of
+		// 2^m: the low k+m bits were zero (in two's complement too).
+		if c := a[1].ci; a[1].known && c >= 0 && c < 30 && x > 1<<c {
+			out.p2 = x >> c
+		}
 	case "div", "divui", "divsi":
 		// An exact division by a known power of two keeps the rest.
 		if c := a[1].ci; a[1].known && c > 0 && c&(c-1) == 0 && x%c == 0 {

@@ -186,93 +186,166 @@ extern "C" __global__ void rope_f32(int tokens, int heads, const float *x, const
     *(float4 *)(y + at) = o;
 }
 
-// matvec_q8_0: grid ((rows+7)/8), block (32, 8); cols a multiple of 2048.
-// q: rows x cols int8, d: rows x cols/32 f16 scales. Each step takes four
-// 512-column spans, unrolled so their loads are in flight together.
-extern "C" __global__ void matvec_q8_0(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
+// The quantized mat-vecs quantize x to q8 blocks of 32 in shared memory
+// (a chunk of up to 16384 columns at a time) and take integer dot products
+// by dp4a (column indices are non-negative: divisions by powers of two
+// are shifts, as in the Loom kernels): quantize_x is the chunk's quantization, 1024 threads of four
+// values each, eight per block (the block maximum by shuffles).
+#define MATVEC_CHUNK 16384
+__device__ void quantize_x(const float *x, int base, int len, int tid, int *xq, float *xd, float *xs)
 {
-    int r = blockIdx.x * 8 + threadIdx.y;
-    float acc = 0.0f;
-    if (r < rows) {
-        const int *qr = q + (size_t)r * (cols / 4);
-        const __half *dr = d + (size_t)r * (cols / 32);
-        for (int cb = threadIdx.x * 16; cb < cols; cb += 2048)
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            int c = cb + 512 * j;
-            int4 qs = *(const int4 *)(qr + c / 4);
-            float scale = __half2float(dr[c / 32]);
-            int w[4] = {qs.x, qs.y, qs.z, qs.w};
-            float dot = 0.0f;
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                float4 xs = *(const float4 *)(x + c + 4 * i);
-                dot = fmaf((float)((w[i] << 24) >> 24), xs.x, dot);
-                dot = fmaf((float)((w[i] << 16) >> 24), xs.y, dot);
-                dot = fmaf((float)((w[i] << 8) >> 24), xs.z, dot);
-                dot = fmaf((float)(w[i] >> 24), xs.w, dot);
-            }
-            acc = fmaf(scale, dot, acc);
+    for (int i = tid * 4; i < len; i += 4096) {
+        float4 v = *(const float4 *)(x + base + i);
+        float m = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
+        for (int o = 4; o > 0; o >>= 1)
+            m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+        float d = m / 127.0f;
+        float id = m > 0.0f ? 127.0f / m : 0.0f;
+        int q0 = __float2int_rn(v.x * id), q1 = __float2int_rn(v.y * id);
+        int q2 = __float2int_rn(v.z * id), q3 = __float2int_rn(v.w * id);
+        xq[i >> 2] = (q0 & 255) | (q1 & 255) << 8 | (q2 & 255) << 16 | (q3 & 255) << 24;
+        int s = q0 + q1 + q2 + q3;
+        for (int o = 4; o > 0; o >>= 1)
+            s += __shfl_xor_sync(0xffffffff, s, o);
+        if (tid % 8 == 0) {
+            xd[i >> 5] = d;
+            xs[i >> 5] = d * (float)s;
         }
+    }
+}
+
+// matvec_q8_0: grid ((rows+31)/32), block (32, 32); cols a multiple of 2048.
+// q: rows x cols int8, d: rows x cols/32 f16 scales. One warp per row,
+// lane l takes quants 16l… of each 512-column span, four spans a step;
+// the next step's loads are issued before this step's arithmetic, the
+// first step's before x is quantized.
+struct q8step {
+    int4 q[4];
+    __half d[4];
+};
+
+__device__ __forceinline__ q8step q8_step(const int *qr, const __half *dr, int gc)
+{
+    q8step s;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        s.q[j] = *(const int4 *)(qr + (gc + 512 * j) >> 2);
+        s.d[j] = dr[(gc + 512 * j) >> 5];
+    }
+    return s;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1); // a warp past the last row streams that one
+    float acc = 0.0f;
+    const int *qr = q + (size_t)rl * (cols / 4);
+    const __half *dr = d + (size_t)rl * (cols / 32);
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        q8step cur = q8_step(qr, dr, c0 + lane * 16);
+        quantize_x(x, c0, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = lane * 16; cb < len; cb += 2048) {
+            q8step nxt = cur;
+            if (cb + 2048 < len)
+                nxt = q8_step(qr, dr, c0 + cb + 2048);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int c = cb + 512 * j;
+                int4 xw = *(const int4 *)(xq + (c >> 2));
+                int s = __dp4a(cur.q[j].x, xw.x, 0);
+                s = __dp4a(cur.q[j].y, xw.y, s);
+                s = __dp4a(cur.q[j].z, xw.z, s);
+                s = __dp4a(cur.q[j].w, xw.w, s);
+                acc = fmaf(__half2float(cur.d[j]) * xd[c >> 5], (float)s, acc);
+            }
+            cur = nxt;
+        }
+        __syncthreads();
     }
     for (int o = 16; o > 0; o >>= 1)
         acc += __shfl_xor_sync(0xffffffff, acc, o);
-    if (threadIdx.x == 0 && r < rows)
+    if (lane == 0 && r < rows)
         y[r] = acc;
 }
 
-// matvec_q4_k: grid ((rows+7)/8), block (32, 8); cols a multiple of 2048;
-// w: rows x cols/256 blocks of 144 bytes (ggml block_q4_K). Each step
-// takes two spans of four super-blocks, unrolled.
-extern "C" __global__ void matvec_q4_k(int rows, int cols, const unsigned char *w, const float *x, float *y)
+// matvec_q4_k: grid ((rows+31)/32), block (32, 32); cols a multiple of 2048;
+// w: rows x cols/256 blocks of 144 bytes (ggml block_q4_K). One warp per
+// row, eight lanes per super-block (16 quant bytes and the 16-byte head
+// each), two spans of four super-blocks a step, pipelined as matvec_q8_0.
+struct q4step {
+    int4 q[2], h[2];
+};
+
+__device__ __forceinline__ q4step q4_step(const unsigned char *wr, int gc, int qoff)
 {
-    int r = blockIdx.x * 8 + threadIdx.y;
-    int lane = threadIdx.x;
+    q4step s;
+#pragma unroll
+    for (int u = 0; u < 2; u++) {
+        const unsigned char *blk = wr + (size_t)((gc + 1024 * u) >> 8) * 144;
+        s.q[u] = *(const int4 *)(blk + qoff);
+        s.h[u] = *(const int4 *)blk;
+    }
+    return s;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int cols, const unsigned char *w, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    int nsb = cols / 256;
+    int part = lane % 8, g = part / 2, h = part % 2;
+    bool low = g < 2, hfirst = h == 0;
+    int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int first = (lane / 8) * 256 + 64 * g + 16 * h;
     float acc = 0.0f;
-    if (r < rows) {
-        int nsb = cols / 256;
-        int part = lane % 8, g = part / 2, h = part % 2;
-        int j0 = 2 * g, j1 = j0 + 1;
-        bool low = g < 2;
-        for (int sb0 = lane / 8; sb0 < nsb; sb0 += 8)
+    const unsigned char *wr = w + (size_t)rl * nsb * 144;
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        q4step cur = q4_step(wr, c0 + first, qoff);
+        quantize_x(x, c0, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = first; cb < len; cb += 2048) {
+            q4step nxt = cur;
+            if (cb + 2048 < len)
+                nxt = q4_step(wr, c0 + cb + 2048, qoff);
 #pragma unroll
-        for (int u = 0; u < 2; u++) {
-            int sb = sb0 + 4 * u;
-            const unsigned char *blk = w + ((size_t)r * nsb + sb) * 144;
-            int4 qs = *(const int4 *)(blk + 16 + 32 * g + 16 * h);
-            float d = __half2float(*(const __half *)blk);
-            float dmin = __half2float(*(const __half *)(blk + 2));
-            const unsigned char *s = blk + 4;
-            int u0 = s[j0], u1 = s[j1], u0p = s[j0 + 4], u1p = s[j1 + 4];
-            int u0m = blk[max(j0, 4)], u1m = blk[max(j1, 4)];
-            int sc0 = low ? (u0 & 63) : ((u0p & 15) | ((u0m >> 6) << 4));
-            int mn0 = low ? (u0p & 63) : ((u0p >> 4) | ((u0 >> 6) << 4));
-            int sc1 = low ? (u1 & 63) : ((u1p & 15) | ((u1m >> 6) << 4));
-            int mn1 = low ? (u1p & 63) : ((u1p >> 4) | ((u1 >> 6) << 4));
-            int xb = sb * 256 + 32 * j0 + 16 * h;
-            int wd[4] = {qs.x, qs.y, qs.z, qs.w};
-            float dl = 0, dh = 0, sx0 = 0, sx1 = 0;
+            for (int u = 0; u < 2; u++) {
+                int cc = cb + 1024 * u;
+                int4 xs0 = *(const int4 *)(xq + (cc >> 2));
+                int4 xs1 = *(const int4 *)(xq + ((cc + 32) >> 2));
+                int b0 = cc >> 5;
+                int qw[4] = {cur.q[u].x, cur.q[u].y, cur.q[u].z, cur.q[u].w};
+                int x0[4] = {xs0.x, xs0.y, xs0.z, xs0.w}, x1[4] = {xs1.x, xs1.y, xs1.z, xs1.w};
+                int p = 0, o = 0;
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                float4 x0 = *(const float4 *)(x + xb + 4 * i);
-                float4 x1 = *(const float4 *)(x + xb + 4 * i + 32);
-                unsigned v = wd[i];
-                dl = fmaf((float)(v & 15), x0.x, dl);
-                dl = fmaf((float)((v >> 8) & 15), x0.y, dl);
-                dl = fmaf((float)((v >> 16) & 15), x0.z, dl);
-                dl = fmaf((float)((v >> 24) & 15), x0.w, dl);
-                dh = fmaf((float)((v >> 4) & 15), x1.x, dh);
-                dh = fmaf((float)((v >> 12) & 15), x1.y, dh);
-                dh = fmaf((float)((v >> 20) & 15), x1.z, dh);
-                dh = fmaf((float)(v >> 28), x1.w, dh);
-                sx0 += x0.x + x0.y + x0.z + x0.w;
-                sx1 += x1.x + x1.y + x1.z + x1.w;
+                for (int i = 0; i < 4; i++) { // nibbles < 128: signed bytes alike
+                    p = __dp4a(qw[i] & 0x0f0f0f0f, x0[i], p);
+                    o = __dp4a((int)(((unsigned)qw[i] >> 4) & 0x0f0f0f0f), x1[i], o);
+                }
+                int4 hd = cur.h[u];
+                __half2 dm = *(const __half2 *)&hd.x;
+                unsigned sa = (unsigned)hd.y >> sh, sm = (unsigned)hd.z >> sh, sc = (unsigned)hd.w >> sh;
+                int sc0 = low ? (sa & 63) : ((sc & 15) | ((sa >> 2) & 48));
+                int mn0 = low ? (sm & 63) : (((sc >> 4) & 15) | ((sm >> 2) & 48));
+                int sc1 = low ? ((sa >> 8) & 63) : (((sc >> 8) & 15) | ((sa >> 10) & 48));
+                int mn1 = low ? ((sm >> 8) & 63) : (((sc >> 12) & 15) | ((sm >> 10) & 48));
+                float t = fmaf((float)sc1 * xd[b0 + 1], (float)o, ((float)sc0 * xd[b0]) * (float)p);
+                float m = (float)(hfirst ? mn0 : mn1) * xs[hfirst ? b0 : b0 + 1];
+                acc = fmaf(__low2float(dm), t, acc);
+                acc = fmaf(-__high2float(dm), m, acc);
             }
-            acc = fmaf(d * sc0, dl, acc);
-            acc = fmaf(-(dmin * mn0), sx0, acc);
-            acc = fmaf(d * sc1, dh, acc);
-            acc = fmaf(-(dmin * mn1), sx1, acc);
+            cur = nxt;
         }
+        __syncthreads();
     }
     for (int o = 16; o > 0; o >>= 1)
         acc += __shfl_xor_sync(0xffffffff, acc, o);
