@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 )
@@ -44,9 +45,9 @@ func Markdown(w io.Writer, rep *Report) {
 				sides = append(sides, t)
 			}
 			for _, q := range r.Ratios {
-				t := fmt.Sprintf("vs %s **%.3f**", q.Versus, q.Median)
+				t := fmt.Sprintf("vs %s **%s**", q.Versus, ratio3(q.Median))
 				if q.P95 > 0 {
-					t += fmt.Sprintf(" (%.3f)", q.P95)
+					t += fmt.Sprintf(" (%s)", ratio3(q.P95))
 				}
 				if q.Met != nil {
 					verdict := "not met"
@@ -60,4 +61,10 @@ func Markdown(w io.Writer, rep *Report) {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Name, r.Shape, strings.Join(sides, "; "), strings.Join(ratios, "; "))
 		}
 	}
+}
+
+// ratio3 writes a ratio with three decimals, truncated: a ratio is never
+// shown rounded up (0.4999 is 0.499, not 0.500).
+func ratio3(v float64) string {
+	return fmt.Sprintf("%.3f", math.Floor(v*1000)/1000)
 }

@@ -229,7 +229,7 @@ __device__ __forceinline__ q8step q8_step(const int *qr, const __half *dr, int g
     q8step s;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-        s.q[j] = *(const int4 *)(qr + (gc + 512 * j) >> 2);
+        s.q[j] = *(const int4 *)(qr + ((gc + 512 * j) >> 2));
         s.d[j] = dr[(gc + 512 * j) >> 5];
     }
     return s;
