@@ -78,7 +78,10 @@ type cfgGraph struct {
 	defBlock map[*Value]int
 	trueV    *Value
 	budget   int // ops the output may still hold (bounds tail duplication)
-	pdCache  map[*cfgLoop][]int
+	// regionArgs are the region's own arguments (a kernel's launch
+	// parameters), in scope everywhere.
+	regionArgs []*Value
+	pdCache    map[*cfgLoop][]int
 }
 
 // cfgErr is an error at pos about unstructured control flow.
@@ -88,7 +91,7 @@ func cfgErr(pos Pos, format string, args ...any) error {
 
 // structureCFG rewrites a region written as cfg blocks into structured ops.
 func (l *lowering) structureCFG(r *Region, ops []*Op) ([]*Op, error) {
-	g := &cfgGraph{l: l, defBlock: map[*Value]int{}, pdCache: map[*cfgLoop][]int{}, budget: 8*len(ops) + 256}
+	g := &cfgGraph{l: l, defBlock: map[*Value]int{}, pdCache: map[*cfgLoop][]int{}, budget: 8*len(ops) + 256, regionArgs: r.Args}
 	if err := g.split(r, ops); err != nil {
 		return nil, err
 	}
@@ -916,7 +919,7 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 	g.at(hb.term)
 	ctx.dummies = make([]*Value, len(ctx.tuple))
 	for i := 1 + len(hb.args); i < len(ctx.tuple); i++ {
-		d, err := g.zero(ctx.tuple[i], hb)
+		d, err := g.zero(ctx.tuple[i], h)
 		if err != nil {
 			return nil, err
 		}
@@ -1154,9 +1157,10 @@ func (g *cfgGraph) whileLoop(parent *cfgCtx, h, e, body int, neg bool, pd []int,
 }
 
 // zero is a stand-in value of type t for paths that leave a loop without
-// setting it: a zero constant, or for other types a value of that type
-// defined before block h.
-func (g *cfgGraph) zero(t *Type, h *cfgBlock) (*Value, error) {
+// setting it: a zero constant, or for other types (views, buffers) a value
+// of that type in scope at the loop's header h: a region argument, or one
+// defined in a block dominating h.
+func (g *cfgGraph) zero(t *Type, h int) (*Value, error) {
 	switch {
 	case t.Kind == TypeIndex || t.Kind == TypeOffset:
 		g.l.emit("index.constant", "", nil, []*Type{t}, nil, t)
@@ -1168,7 +1172,32 @@ func (g *cfgGraph) zero(t *Type, h *cfgBlock) (*Value, error) {
 	case t.Kind == TypeInt || (t.Kind == TypeVector && (t.Elem.Kind == TypeInt || t.Elem.Kind == TypeIndex)):
 		return g.l.intConst(t, 0), nil
 	}
-	return nil, cfgErr(h.pos, "a value of type %s leaves the loop at %s on some exits only; the shared structuring has no stand-in of that type for the others", t, h.name)
+	same := func(v *Value) bool { return v.Type != nil && sameType(v.Type, t) }
+	for _, a := range g.regionArgs {
+		if same(a) {
+			return a, nil
+		}
+	}
+	for d := g.idom[h]; h != 0 && d >= 0; d = g.idom[d] {
+		b := g.blocks[d]
+		for _, v := range b.args {
+			if same(v) {
+				return v, nil
+			}
+		}
+		for _, op := range b.ops {
+			for _, v := range op.Results {
+				if same(v) {
+					return v, nil
+				}
+			}
+		}
+		if d == 0 {
+			break
+		}
+	}
+	hb := g.blocks[h]
+	return nil, cfgErr(hb.pos, "a value of type %s leaves the loop at %s on some exits only; the shared structuring has no stand-in of that type in scope for the others", t, hb.name)
 }
 
 // reachFrom reports whether a block reachable from block b holds a
