@@ -285,7 +285,8 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 			if op.Name == "kernel.workgroup.scan" {
 				r, err = l.workgroupScan(param, w, attrWord(op, "mode") == "exclusive", attrWord(op, "direction") == "reverse")
 			} else {
-				r, err = l.shuffleScan(param, w, attrWord(op, "mode") == "exclusive", attrWord(op, "direction") == "reverse")
+				size, stride := clusterAttrs(op)
+				r, err = l.shuffleScan(param, w, attrWord(op, "mode") == "exclusive", attrWord(op, "direction") == "reverse", size, stride)
 			}
 			if err != nil {
 				return true, err
@@ -427,12 +428,27 @@ func (l *lowering) scanIdentity(kind string, t *Type) (*Value, bool) {
 	return l.intConst(t, i), true
 }
 
+// clusterAttrs reads a collective's cluster_size (0 when absent: the
+// whole subgroup) and cluster_stride (1 when absent).
+func clusterAttrs(op *Op) (size, stride int64) {
+	stride = 1
+	if a := op.Attr("cluster_size"); a != nil && a.Value.Kind == LitInt {
+		size = a.Value.Int
+	}
+	if a := op.Attr("cluster_stride"); a != nil && a.Value.Kind == LitInt && a.Value.Int > 0 {
+		stride = a.Value.Int
+	}
+	return size, stride
+}
+
 // shuffleScan emits kernel.subgroup.scan<kind> of scalar x as log-step
 // shuffles (Hillis–Steele): for d = 1, 2, 4, … 32, each invocation combines
 // the running value of the invocation d before it (after it, in reverse)
 // when that one exists; an exclusive scan then takes its neighbour's value,
-// the identity at the start. Subgroups of up to 64 invocations.
-func (l *lowering) shuffleScan(kind string, x *Value, excl, rev bool) (*Value, error) {
+// the identity at the start. Subgroups of up to 64 invocations. A
+// clustered scan (size > 0: clusters of size lanes stride apart) shuffles
+// by d·stride within blocks of size·stride lanes, d < size.
+func (l *lowering) shuffleScan(kind string, x *Value, excl, rev bool, size, stride int64) (*Value, error) {
 	t := x.Type
 	ident, ok := l.scanIdentity(kind, t)
 	if !ok {
@@ -443,10 +459,20 @@ func (l *lowering) shuffleScan(kind string, x *Value, excl, rev bool) (*Value, e
 		mode = "down"
 	}
 	idx, i32 := &Type{Kind: TypeIndex, Name: "index"}, typeOfBits(32)
-	size := l.emit("target.subgroup.size", "", nil, []*Type{idx}, nil, idx)
-	width := l.emit("index.cast", "", []*Value{size}, []*Type{idx}, []*Type{i32}, i32)
+	var width *Value
+	steps := int64(64)
+	if span := size * stride; size > 0 && (span&(span-1) != 0 || span > 64) {
+		return nil, l.errorf("a clustered scan needs clusters spanning a power of two of at most 64 lanes (cluster_size %d, cluster_stride %d)", size, stride)
+	}
+	if size > 0 {
+		width, steps = l.intConst(i32, size*stride), size
+	} else {
+		sg := l.emit("target.subgroup.size", "", nil, []*Type{idx}, nil, idx)
+		width = l.emit("index.cast", "", []*Value{sg}, []*Type{idx}, []*Type{i32}, i32)
+		stride = 1
+	}
 	shuffle := func(v *Value, d int) (*Value, *Value) {
-		r := l.emit("kernel.subgroup.shuffle", mode, []*Value{v, l.intConst(i32, int64(d)), width}, []*Type{t, i32, i32}, nil, t)
+		r := l.emit("kernel.subgroup.shuffle", mode, []*Value{v, l.intConst(i32, int64(d)*stride), width}, []*Type{t, i32, i32}, nil, t)
 		sh := l.out[len(l.out)-1]
 		l.n++
 		valid := &Value{Name: "lower." + strconv.Itoa(l.n), Type: typeOfBits(1), Pos: l.cur.Pos, Def: sh}
@@ -454,7 +480,7 @@ func (l *lowering) shuffleScan(kind string, x *Value, excl, rev bool) (*Value, e
 		return r, valid
 	}
 	acc := x
-	for d := 1; d <= 32; d *= 2 {
+	for d := 1; int64(d) < steps; d *= 2 {
 		y, valid := shuffle(acc, d)
 		acc = l.sel(valid, l.bin(kind, y, acc), acc)
 	}
@@ -492,7 +518,7 @@ func (l *lowering) workgroupScan(kind string, x *Value, excl, rev bool) (*Value,
 	size := TargetGPU.byteSizeOn(t)
 	idx := &Type{Kind: TypeIndex, Name: "index"}
 	off := &Type{Kind: TypeOffset, Name: "offset"}
-	part, err := l.shuffleScan(kind, x, excl, rev)
+	part, err := l.shuffleScan(kind, x, excl, rev, 0, 1)
 	if err != nil {
 		return nil, err
 	}

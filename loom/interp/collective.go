@@ -76,6 +76,10 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 						clusterReduce(fr, cb, x, r, g0, g1, int(size), int(stride))
 						continue
 					}
+					if size > 0 && !wg {
+						clusterScan(fr, cb, x, r, g0, g1, int(size), int(stride), excl, rev)
+						continue
+					}
 					combineRange(fr, cb, x, r, g0, g1, what == "scan", excl, rev)
 				}
 			}
@@ -406,6 +410,43 @@ func clusterReduce(fr *frame, cb combiner, x, r *slot, g0, g1, size, stride int)
 				fr.F[r.idx][l] = fr.scrF[3][l]
 			} else {
 				fr.I[r.idx][l] = fr.scrI[3][l]
+			}
+		}
+	}
+}
+
+// clusterScan scans each cluster of a subgroup [g0, g1) — size lanes
+// stride apart, as clusterReduce groups them — in lane order (reverse:
+// from the last), over the active lanes that exist.
+func clusterScan(fr *frame, cb combiner, x, r *slot, g0, g1, size, stride int, excl, rev bool) {
+	span := size * stride
+	for b := g0; b < g1; b += span {
+		for res := 0; res < stride; res++ {
+			accI, accF := cb.idI, cb.idF
+			for j := range size {
+				if rev {
+					j = size - 1 - j
+				}
+				l := b + res + j*stride
+				if l >= g1 || !fr.mask[l] {
+					continue
+				}
+				xi := laneIdx(x, l)
+				if cb.isFloat {
+					prev := accF
+					accF = cb.ff(accF, fr.F[x.idx][xi])
+					fr.F[r.idx][l] = accF
+					if excl {
+						fr.F[r.idx][l] = prev
+					}
+				} else {
+					prev := accI
+					accI = cb.fi(accI, fr.I[x.idx][xi])
+					fr.I[r.idx][l] = accI
+					if excl {
+						fr.I[r.idx][l] = prev
+					}
+				}
 			}
 		}
 	}

@@ -838,3 +838,74 @@ func TestVectorParam(t *testing.T) {
 		t.Errorf("a 12-byte vector<4xf32>: got %v", err)
 	}
 }
+
+// TestOpsClusters runs ops_partial_warp.loom's clusters_48 against Go:
+// cluster members are the lanes base + j·stride (j < size) of the
+// invocation's block of size·stride lanes that exist in its subgroup.
+func TestOpsClusters(t *testing.T) {
+	const n = 96
+	x := make([]int32, n)
+	for i := range x {
+		x[i] = int32(i*7919%1000) - 300
+	}
+	r := compileRun(t, corpus(t, "ops_partial_warp.loom"), "clusters_48", Options{})
+	dst := make([]byte, 4*4*n)
+	r.run(wl(n), idx(n), buf(i32bytes(x)), buf(dst))
+	got := bytesI32(dst)
+	for i := range x {
+		wg := i / 48 * 48
+		sb := wg + (i-wg)/32*32
+		count := min(32, wg+48-sb)
+		lane := i - sb
+		// members lists the cluster of lane in order.
+		members := func(size, stride int) []int {
+			span := size * stride
+			base := lane/span*span + lane%stride
+			var m []int
+			for j := range size {
+				if l := base + j*stride; l < count {
+					m = append(m, l)
+				}
+			}
+			return m
+		}
+		var sum, s0, s1 int32
+		mx := int32(math.MinInt32)
+		for _, l := range members(4, 2) {
+			sum += x[sb+l]
+		}
+		for _, l := range members(2, 8) {
+			mx = max(mx, x[sb+l])
+		}
+		for _, l := range members(8, 1) {
+			if l <= lane {
+				s0 += x[sb+l]
+			}
+		}
+		for _, l := range members(4, 4) {
+			if l > lane {
+				s1 += x[sb+l]
+			}
+		}
+		checkWords(t, "clusters", i, got[4*i:], []int32{sum, mx, s0, s1})
+	}
+	// The shuffle form of the scans (PTX's, loom.LowerOptions.ShuffleScans)
+	// gives the same words on the CPU executor.
+	lowered, err := loom.Lower([]*loom.Module{corpus(t, "ops_partial_warp.loom")}, loom.LowerOptions{ShuffleScans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Compile(lowered, "clusters_48", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst2 := make([]byte, len(dst))
+	if err := k.Run(r.launch(n), []Arg{idx(n), buf(i32bytes(x)), buf(dst2)}); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range bytesI32(dst2) {
+		if w != got[i] {
+			t.Fatalf("shuffle scans: invocation %d word %d: %#x, native %#x", i/4, i%4, uint32(w), uint32(got[i]))
+		}
+	}
+}

@@ -190,21 +190,26 @@ func (e *emitter) warpReduce(op *loom.Op, kind string, v *val, size int) (*val, 
 	return acc, nil
 }
 
-// partialWarpReduce combines v over clusters of size lanes of a warp that
-// may be partial: a tree of shfl.down steps gathers each cluster's
-// existing lanes into its first lane (a step whose source lane does not
-// exist keeps the partial result), which then broadcasts it to the
-// cluster. The first lane of a cluster always exists when any lane does.
-func (e *emitter) partialWarpReduce(op *loom.Op, kind string, v *val, size int, w warpLanes) (*val, error) {
-	lane := e.newReg(cR)
+// clusterReduce combines v over clusters of size lanes spaced stride
+// apart (size·stride a power of two up to 32) in a warp that may be
+// partial: a tree of shfl.down steps (stride·size/2 … stride) gathers each
+// cluster's existing lanes into its first lane — a step whose source lane
+// does not exist or lies in another cluster block keeps the partial
+// result — which then broadcasts it to the cluster. A cluster's first lane
+// exists whenever any of its lanes does.
+func (e *emitter) clusterReduce(op *loom.Op, kind string, v *val, size, stride int, w warpLanes) (*val, error) {
+	span := size * stride
+	lane, block := e.newReg(cR), e.newReg(cR)
 	e.ins("mov.u32 %s, %%laneid", lane)
-	c := fmt.Sprintf("0x%x", (32-size)<<8|31)
+	e.ins("and.b32 %s, %s, %d", block, lane, -span)
 	acc := v
-	for off := size / 2; off >= 1; off /= 2 {
-		s, p := e.shfl("down", acc, fmt.Sprint(off), c, w.mask)
-		src, ok := e.newReg(cR), e.newReg(cPred)
+	for off := span / 2; off >= stride; off /= 2 {
+		s, _ := e.shfl("down", acc, fmt.Sprint(off), "0x1f", w.mask)
+		src, sb, ok := e.newReg(cR), e.newReg(cR), e.newReg(cPred)
 		e.ins("add.u32 %s, %s, %d", src, lane, off)
-		e.ins("setp.lt.and.u32 %s, %s, %s, %s", ok, src, w.count, p)
+		e.ins("and.b32 %s, %s, %d", sb, src, -span)
+		e.ins("setp.lt.u32 %s, %s, %s", ok, src, w.count)
+		e.ins("setp.eq.and.u32 %s, %s, %s, %s", ok, sb, block, ok)
 		comb, err := e.combine(op, kind, acc, s)
 		if err != nil {
 			return nil, err
@@ -213,7 +218,10 @@ func (e *emitter) partialWarpReduce(op *loom.Op, kind string, v *val, size int, 
 			return nil, err
 		}
 	}
-	out, _ := e.shfl("idx", acc, "0", c, w.mask)
+	leader := e.newReg(cR)
+	e.ins("and.b32 %s, %s, %d", leader, lane, stride-1)
+	e.ins("or.b32 %s, %s, %s", leader, leader, block)
+	out, _ := e.shfl("idx", acc, leader, "0x1f", w.mask)
 	return out, nil
 }
 
@@ -252,12 +260,19 @@ func (e *emitter) subgroupReduce(op *loom.Op) error {
 		}
 		size = int(a.Value.Int)
 	}
-	if a := op.Attr("cluster_stride"); a != nil && !(a.Value.Kind == loom.LitInt && a.Value.Int == 1) {
-		return unsupported(op, "cluster_stride %s", a.Value.Text)
+	stride := 1
+	if a := op.Attr("cluster_stride"); a != nil {
+		if a.Value.Kind != loom.LitInt || a.Value.Int < 1 || a.Value.Int&(a.Value.Int-1) != 0 || a.Value.Int*int64(size) > 32 {
+			return unsupported(op, "cluster_stride %s with cluster_size %d (a power of two whose clusters fit a warp)", a.Value.Text, size)
+		}
+		stride = int(a.Value.Int)
 	}
 	var r *val
-	if w := e.lanesOfWarp(); w.count != "" {
-		r, err = e.partialWarpReduce(op, op.Param, v, size, w)
+	if w := e.lanesOfWarp(); w.count != "" || stride > 1 {
+		if w.count == "" {
+			w.count = "32"
+		}
+		r, err = e.clusterReduce(op, op.Param, v, size, stride, w)
 	} else {
 		r, err = e.warpReduce(op, op.Param, v, size)
 	}
