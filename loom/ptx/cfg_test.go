@@ -1,11 +1,13 @@
 package ptx
 
 import (
+	"encoding/binary"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/interp"
 )
 
 // TestCFGCompile compiles every kernel of cfg_flow.loom (unstructured
@@ -43,6 +45,79 @@ func TestCFGCompile(t *testing.T) {
 		}
 		if !strings.Contains(k.PTX, "@") {
 			t.Errorf("%s: no predicated branch", c.export)
+		}
+	}
+}
+
+// TestCFGViewLeavesLoop: a view defined inside a loop of two exits is
+// read after one of them; on the other exit a view of its type defined
+// before the loop stands in. Both executors compile it; the CPU executor's
+// result is checked.
+func TestCFGViewLeavesLoop(t *testing.T) {
+	src := `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %a: buffer, %b: buffer) {
+  %z = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %one = index.constant 1 : index
+  %four = index.constant 4 : offset
+  %first = buffer.view %b[%z] : buffer -> view<1xi32>
+  cfg.br ^scan(%c0: index)
+^scan(%j: index):
+  %more = index.cmp ult, %j, %n : index
+  cfg.cond_br %more, ^probe, ^none
+^probe:
+  %jo = index.cast %j : index to offset
+  %off = index.mul %jo, %four : offset
+  %v = buffer.view %a[%off] : buffer -> view<1xi32>
+  %x = view.load %v[%c0] : view<1xi32> -> i32
+  %zero = scalar.constant 0 : i32
+  %neg = scalar.cmpi slt, %x, %zero : i32
+  cfg.cond_br %neg, ^found, ^next
+^next:
+  %j1 = index.add %j, %one : index
+  cfg.br ^scan(%j1: index)
+^found:
+  %mark = scalar.constant -1 : i32
+  view.store %mark, %v[%c0] : i32, view<1xi32>
+  kernel.return
+^none:
+  %seven = scalar.constant 7 : i32
+  view.store %seven, %first[%c0] : i32, view<1xi32>
+  kernel.return
+}
+`
+	m := parseSrc(t, src)
+	if _, err := Compile([]*loom.Module{m}, "k", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := interp.Compile([]*loom.Module{m}, "k", interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		a, wantA []int32
+		wantB    int32
+	}{
+		{[]int32{5, -2, 3, -3}, []int32{5, -1, 3, -3}, 0},
+		{[]int32{5, 2, 3, 3}, []int32{5, 2, 3, 3}, 7},
+	} {
+		a, b := make([]byte, 16), make([]byte, 4)
+		for i, v := range c.a {
+			binary.LittleEndian.PutUint32(a[4*i:], uint32(v))
+		}
+		l := interp.Launch{Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}}
+		if err := k.Run(l, []interp.Arg{{Bits: 4}, {Buffer: a}, {Buffer: b}}); err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range c.wantA {
+			if g := int32(binary.LittleEndian.Uint32(a[4*i:])); g != w {
+				t.Errorf("%v: a[%d] = %d, want %d", c.a, i, g, w)
+			}
+		}
+		if g := int32(binary.LittleEndian.Uint32(b)); g != c.wantB {
+			t.Errorf("%v: b[0] = %d, want %d", c.a, g, c.wantB)
 		}
 	}
 }
