@@ -10,7 +10,7 @@
 // named directly are taken as well). A .loom file is one input, parsed as a
 // package of its own; with -packages, the .loom files of one directory are
 // one input, parsed as one package (as a model's kernels folder is). A
-// .loom-test file is split into its test cases (SplitTest says how); each
+// .loom-test file is split into its test cases (loomcorpus.SplitTest says how); each
 // case's input section is one input, and expected-output sections are
 // measured only with -expected. Inputs the test expects Loom to reject
 // (verify cases with ERROR annotations, parser/verifier error domains
@@ -56,13 +56,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/loomgen/loomgen/internal/loomcorpus"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -86,7 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: corpusrate [-json] [-examples n] [-list step] [-packages] [-expected] [-invalid suffixes] DIR...")
 		return 2
 	}
-	paths, err := findFiles(fl.Args())
+	paths, err := loomcorpus.Files(fl.Args())
 	if err != nil {
 		fmt.Fprintln(stderr, "corpusrate:", err)
 		return 1
@@ -151,56 +151,17 @@ func named(path, list string) bool {
 	return false
 }
 
-// findFiles returns the .loom and .loom-test files under the arguments,
-// sorted within each argument.
-func findFiles(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && (strings.HasSuffix(path, ".loom") || strings.HasSuffix(path, ".loom-test")) {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(found)
-		out = append(out, found...)
-	}
-	return out, nil
-}
-
 // measureFile measures a .loom file as one input, or each case of a
 // .loom-test file.
 func measureFile(path string, src []byte, expected bool) []*Input {
 	if expected {
 		return measureExpected(path, src)
 	}
-	if !strings.HasSuffix(path, ".loom-test") {
-		in := &Input{Name: path}
-		measure(in, loom.File{Name: path, Src: src})
-		return []*Input{in}
-	}
 	var out []*Input
-	for _, c := range SplitTest(string(src)) {
-		in := &Input{Name: fmt.Sprintf("%s:%d", path, c.Line), Mode: c.Mode, Excluded: c.Excluded}
-		if c.Excluded == "" {
-			// Blank lines in front keep the file's line numbers in
-			// positions.
-			measure(in, loom.File{Name: path, Src: []byte(strings.Repeat("\n", c.Line-1) + c.Input)})
+	for _, s := range loomcorpus.Sources(path, src) {
+		in := &Input{Name: s.Name, Mode: s.Mode, Excluded: s.Excluded}
+		if s.Excluded == "" {
+			measure(in, s.File)
 		}
 		out = append(out, in)
 	}
@@ -216,12 +177,12 @@ func measureExpected(path string, src []byte) []*Input {
 		return nil
 	}
 	var out []*Input
-	for _, c := range SplitTest(string(src)) {
+	for _, c := range loomcorpus.SplitTest(string(src)) {
 		if c.Mode != "pass" || c.ExpectedLine == 0 {
 			continue
 		}
 		in := &Input{Name: fmt.Sprintf("%s:%d", path, c.ExpectedLine), Mode: "pass (expected output)"}
-		if onlyComments(c.Expected) {
+		if loomcorpus.OnlyComments(c.Expected) {
 			in.Excluded = "empty expected output"
 		} else {
 			measure(in, loom.File{Name: path, Src: []byte(strings.Repeat("\n", c.ExpectedLine-1) + c.Expected)})

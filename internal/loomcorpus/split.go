@@ -1,4 +1,8 @@
-package main
+// Package loomcorpus reads a corpus of Loom sources: it finds the .loom and
+// .loom-test files under directories and splits a .loom-test file into its
+// test cases as Loom's loom-check does. internal/corpusrate and
+// cmd/loomdiff read their inputs through it.
+package loomcorpus
 
 import (
 	"strings"
@@ -126,7 +130,7 @@ func parseCase(lines []string, first int) Case {
 
 // exclusion says why an input of a case in mode is not valid source, or "".
 func exclusion(mode, input string) string {
-	if onlyComments(input) {
+	if OnlyComments(input) {
 		return "empty input"
 	}
 	for _, l := range strings.Split(input, "\n") {
@@ -146,7 +150,7 @@ func exclusion(mode, input string) string {
 	return ""
 }
 
-func onlyComments(input string) bool {
+func OnlyComments(input string) bool {
 	for _, l := range strings.Split(input, "\n") {
 		t := strings.TrimSpace(l)
 		if t != "" && !strings.HasPrefix(t, "//") {

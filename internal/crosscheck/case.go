@@ -1,0 +1,372 @@
+// Package crosscheck builds deterministic inputs for a Loom kernel from its
+// analysed signature, runs it on the CPU executor, and compares another
+// backend's output buffers with the CPU executor's under the accuracy rules
+// of LOOM.md §11: bit-exact where every op is exact, within stated ulp
+// bounds where the kernel uses approximate math or reorders float sums.
+// cmd/loomdiff runs it over corpora against PTX on an NVIDIA GPU.
+package crosscheck
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/interp"
+)
+
+// DefaultBufferBytes is the length given to a buffer whose extent the
+// analysis cannot compute (data-dependent offsets, strided layouts, opaque
+// uses): 64 KiB, enough for the corpus's small launches. A Case notes each
+// buffer sized this way.
+const DefaultBufferBytes = 1 << 16
+
+// DefaultConfigInt is the value given to a scalar config symbol that has
+// no config.def default (i1 symbols get 0).
+const DefaultConfigInt = 64
+
+// Case is one kernel with deterministic inputs: launch arguments (scalars
+// at the GPU carrier widths — index 32 bits, offset 64 — and buffers as
+// bytes), the geometry of the kernel's own launch config, and the element
+// type of each buffer.
+type Case struct {
+	Name   string
+	Mods   []*loom.Module
+	Kernel *loom.Kernel
+	Config map[string]loom.Const
+	Args   []interp.Arg
+	// Elems holds, per launch parameter, the element type of a buffer all
+	// of whose views share one (nil for scalars and mixed buffers, which
+	// are compared byte by byte).
+	Elems  []*loom.Type
+	Launch interp.Launch
+	// Size is the value index scalars were given (Sizes).
+	Size int64
+	// Accuracy is how far the kernel's float results may differ between
+	// backends (see Classify).
+	Accuracy Accuracy
+	// Notes lists the choices the inputs rest on that the kernel did not
+	// determine: defaulted config values and buffer lengths.
+	Notes []string
+}
+
+// scalarDefaults are values for launch scalars whose name says they mean
+// something other than a size (a mode, a bin count, a byte offset); every
+// other index scalar gets the common size.
+var scalarDefaults = map[string]float64{
+	"mode": 1, "nbins": 16, "steps": 3, "src_off": 64, "dst_off": 128,
+	"which": 1, "bias": 3, "mul": 3, "scale": 1.5, "eps": 1e-5, "a": 1.5, "k": 70, "v": -2.25,
+}
+
+// Sizes are the common index sizes NewCase tries in order until the
+// kernel's evaluable `where`/`assume` checks all hold: 70 first (not a
+// multiple of a workgroup size, so bounds guards are exercised), then
+// powers of two and multiples of 32 for kernels that assume whole
+// workgroups.
+var Sizes = []int64{70, 64, 96, 128, 32, 16, 8, 4, 256}
+
+// Config returns config values for prog (parsed from mods): each
+// config.def's default, and DefaultConfigInt for a scalar config.decl
+// without one; notes name the latter.
+func Config(mods []*loom.Module, prog *loom.Program) (map[string]loom.Const, []string, error) {
+	cfg, err := prog.ConfigDefaults()
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	for _, m := range mods {
+		for _, d := range m.ConfigDecls {
+			if _, ok := cfg[d.Symbol]; ok || d.Type == nil || !d.Type.IsScalar() {
+				continue
+			}
+			c := loom.Const{Type: d.Type, Int: DefaultConfigInt}
+			if d.Type.Kind == loom.TypeInt && d.Type.Bits == 1 {
+				c.Int = 0
+			}
+			if d.Type.Kind == loom.TypeFloat {
+				c.Int, c.Float = 0, DefaultConfigInt
+			}
+			cfg[d.Symbol] = c
+			notes = append(notes, fmt.Sprintf("config @%s has no default: %d", d.Symbol, DefaultConfigInt))
+		}
+	}
+	sort.Strings(notes)
+	return cfg, notes, nil
+}
+
+// scalarEnv gives every scalar of kd a value: scalarDefaults by name when
+// named, 1.25 for other floats, size for index scalars (for every integer
+// scalar when not named), 2 otherwise.
+func scalarEnv(kd *loom.Kernel, cfg map[string]loom.Const, size int64, named bool) *loom.Env {
+	env := &loom.Env{Config: cfg, Target: loom.TargetGPU}
+	byName := map[string]loom.Const{}
+	nameOf := func(n string) string {
+		if named {
+			return n
+		}
+		return ""
+	}
+	for _, p := range kd.Launch {
+		if p.Type != nil && p.Type.IsScalar() {
+			byName[p.Name] = constFor(p.Type, nameOf(p.Name), size)
+		}
+	}
+	for _, w := range kd.Workload {
+		v, ok := byName[w.Name]
+		if !ok {
+			v = constFor(w.Type, nameOf(w.Name), size)
+		}
+		env.Workload = append(env.Workload, v)
+	}
+	for _, p := range kd.Launch {
+		if v, ok := byName[p.Name]; ok {
+			env.Launch = append(env.Launch, v)
+		} else {
+			env.Launch = append(env.Launch, loom.Const{Type: p.Type})
+		}
+	}
+	return env
+}
+
+func constFor(t *loom.Type, name string, size int64) loom.Const {
+	c := loom.Const{Type: t}
+	d, ok := scalarDefaults[name]
+	switch {
+	case t.Kind == loom.TypeFloat:
+		c.Float = 1.25
+		if ok {
+			c.Float = d
+		}
+	case t.Kind == loom.TypeInt && t.Bits == 1:
+		c.Int = 1
+	case ok:
+		c.Int = int64(d)
+	case t.Kind == loom.TypeIndex, name == "":
+		// Without names every integer scalar takes the size, so that
+		// checks such as mul(%byte_offset, 4) can hold.
+		c.Int = size
+	default:
+		c.Int = 2
+	}
+	return c
+}
+
+// NewCase builds inputs for kd of prog (parsed from mods) with config cfg,
+// giving index scalars the first of Sizes from index first on that
+// satisfies the kernel's checks. It returns an error when none does or
+// the analyses cannot compute the launch geometry: the kernel cannot be
+// run with inputs inferred from its signature.
+func NewCase(mods []*loom.Module, prog *loom.Program, kd *loom.Kernel, cfg map[string]loom.Const, seed uint32, first int) (*Case, error) {
+	c := &Case{Name: kd.Export, Mods: mods, Kernel: kd, Config: cfg}
+	var env *loom.Env
+	// Named scalars keep their defaults where those satisfy the checks
+	// too; a launch breaking its `where` is not legal.
+	good := false
+	for _, named := range []bool{true, false} {
+		for _, size := range Sizes[min(first, len(Sizes)):] {
+			env = scalarEnv(kd, cfg, size, named)
+			good = true
+			for _, ch := range prog.ArgChecks(kd) {
+				if ok, err := ch.Eval(env); err == nil && !ok {
+					good = false
+				}
+			}
+			if good {
+				c.Size = size
+				break
+			}
+		}
+		if good {
+			break
+		}
+	}
+	if !good {
+		return nil, fmt.Errorf("no workload size satisfies the kernel's checks")
+	}
+	g, err := prog.LaunchConfig(kd, env)
+	if err != nil {
+		return nil, fmt.Errorf("launch config: %w", err)
+	}
+	for ax := 0; ax < 3; ax++ {
+		c.Launch.Workgroups[ax], c.Launch.WorkgroupSize[ax] = int(g.Workgroups[ax]), int(g.WorkgroupSize[ax])
+	}
+	dyn, err := prog.LaunchStorage(kd, env)
+	if err != nil {
+		return nil, fmt.Errorf("launch config: %w", err)
+	}
+	c.Launch.WorkgroupStorage = int(dyn)
+	extents := map[int]int{}
+	for _, x := range prog.Extents(kd) {
+		if x.Bytes == nil {
+			continue
+		}
+		if b, err := x.Bytes.Eval(env); err == nil && b.Int > 0 {
+			extents[x.Index] = int(b.Int)
+		}
+	}
+	elems := map[int]*loom.Type{}
+	for _, pa := range prog.Access(kd) {
+		elems[pa.Index] = pa.Elem
+	}
+	rng := seed
+	next := func() uint32 { rng = rng*1664525 + 1013904223; return rng >> 8 }
+	c.Elems = make([]*loom.Type, len(kd.Launch))
+	for i, p := range kd.Launch {
+		if p.Type == nil || p.Type.IsScalar() {
+			c.Args = append(c.Args, interp.Arg{Bits: ArgBits(env.Launch[i])})
+			continue
+		}
+		n, ok := extents[i]
+		if !ok {
+			n = DefaultBufferBytes
+			c.Notes = append(c.Notes, fmt.Sprintf("extent of %%%s unknown: %d bytes", p.Name, n))
+		}
+		el := elems[i]
+		if el == nil && p.Type.Kind == loom.TypeView {
+			el = p.Type.Elem
+		}
+		c.Elems[i] = el
+		buf := make([]byte, n)
+		Fill(buf, el, next)
+		c.Args = append(c.Args, interp.Arg{Buffer: buf})
+	}
+	c.Accuracy = Classify(prog, kd.Body)
+	return c, nil
+}
+
+// ArgBits packs a scalar at its GPU carrier width (index 32 bits).
+func ArgBits(c loom.Const) uint64 {
+	t := c.Type
+	switch {
+	case t.Kind == loom.TypeFloat && t.Name == "f32":
+		return uint64(math.Float32bits(float32(c.Float)))
+	case t.Kind == loom.TypeFloat && t.Name == "f64":
+		return math.Float64bits(c.Float)
+	case t.Kind == loom.TypeFloat && (t.Name == "f16" || t.Name == "bf16"):
+		return uint64(HalfBits(t, c.Float))
+	case t.Kind == loom.TypeIndex:
+		return uint64(uint32(int32(c.Int)))
+	case t.Kind == loom.TypeOffset:
+		return uint64(c.Int)
+	}
+	if t.Bits >= 64 {
+		return uint64(c.Int)
+	}
+	return uint64(c.Int) & (1<<t.Bits - 1)
+}
+
+// Fill writes deterministic element values: floats in [-2, 2) on a 2^-10
+// grid, integers in [1, 64), raw bytes where the element type is unknown.
+func Fill(b []byte, el *loom.Type, next func() uint32) {
+	size := 1
+	if el != nil {
+		size = max(elemBytes(el), 1)
+	}
+	for off := 0; off+size <= len(b); off += size {
+		r := next()
+		switch {
+		case el == nil:
+			b[off] = byte(r)
+		case el.Kind == loom.TypeFloat:
+			f := float64(r%4096)/1024 - 2
+			switch el.Name {
+			case "f32":
+				binary.LittleEndian.PutUint32(b[off:], math.Float32bits(float32(f)))
+			case "f64":
+				binary.LittleEndian.PutUint64(b[off:], math.Float64bits(f))
+			case "f16", "bf16":
+				binary.LittleEndian.PutUint16(b[off:], HalfBits(el, f))
+			default:
+				b[off] = byte(r)
+			}
+		default:
+			v := uint64(r%63 + 1)
+			for j := 0; j < size; j++ {
+				b[off+j] = byte(v >> (8 * j))
+			}
+		}
+	}
+}
+
+// elemBytes is the size in memory of one element (index and offset at the
+// GPU carriers).
+func elemBytes(t *loom.Type) int {
+	switch t.Kind {
+	case loom.TypeIndex:
+		return 4
+	case loom.TypeOffset:
+		return 8
+	}
+	return t.ByteSize()
+}
+
+// HalfBits rounds f to the nearest f16 or bf16 (ties to even) in one step.
+func HalfBits(t *loom.Type, f float64) uint16 {
+	mant, bias := 10, 15 // f16
+	if t.Name == "bf16" {
+		mant, bias = 7, 127
+	}
+	expBits := 15 - mant
+	var sign uint16
+	if math.Signbit(f) {
+		sign = 1 << 15
+		f = -f
+	}
+	maxExp := (1 << expBits) - 1
+	switch {
+	case math.IsNaN(f):
+		return sign | uint16(maxExp)<<mant | 1<<(mant-1)
+	case math.IsInf(f, 0):
+		return sign | uint16(maxExp)<<mant
+	case f == 0:
+		return sign
+	}
+	fr, exp := math.Frexp(f)
+	e := exp - 1 + bias
+	var q float64 // the value in units of the last mantissa place
+	if e <= 0 {
+		q = math.Ldexp(f, bias-1+mant)
+		e = 0
+	} else {
+		q = math.Ldexp(fr*2, mant)
+	}
+	bits := uint64(math.RoundToEven(q))
+	if e == 0 {
+		// A carry into the smallest normal is encoded by the implicit bit
+		// becoming the exponent's 1.
+		return sign | uint16(bits)
+	}
+	if bits >= 1<<(mant+1) {
+		bits >>= 1
+		e++
+	}
+	if e >= maxExp {
+		return sign | uint16(maxExp)<<mant
+	}
+	return sign | uint16(e)<<mant | uint16(bits&(1<<mant-1))
+}
+
+// RunCPU runs c on the CPU executor over copies of its buffers and returns
+// them. With sanitize, the checked mode reports data races (interp.ErrRace)
+// within and between workgroups.
+func RunCPU(c *Case, sanitize bool) ([][]byte, error) {
+	opts := interp.Options{Config: c.Config}
+	if sanitize {
+		opts.Sanitize = interp.Sanitize{Races: true, GlobalRaces: true}
+	}
+	k, err := interp.Compile(c.Mods, c.Kernel.Export, opts)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]interp.Arg, len(c.Args))
+	out := make([][]byte, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = a
+		if a.Buffer != nil {
+			out[i] = append([]byte(nil), a.Buffer...)
+			args[i].Buffer = out[i]
+		}
+	}
+	return out, k.Run(c.Launch, args)
+}
