@@ -284,7 +284,9 @@ func printText(w io.Writer, rep *Report, verbose bool) {
 	for k := range groups {
 		gk = append(gk, k)
 	}
-	sort.Slice(gk, func(a, b int) bool { return groups[gk[a]] > groups[gk[b]] || groups[gk[a]] == groups[gk[b]] && gk[a] < gk[b] })
+	sort.Slice(gk, func(a, b int) bool {
+		return groups[gk[a]] > groups[gk[b]] || groups[gk[a]] == groups[gk[b]] && gk[a] < gk[b]
+	})
 	for _, k := range gk {
 		fmt.Fprintf(w, "    skipped: %-50s %d\n", k, groups[k])
 	}
