@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/loomgen/loomgen/loom"
@@ -200,7 +201,7 @@ func compareInts(i int, name string, el *loom.Type, got, want []byte) *Differenc
 		}
 		if first == nil {
 			first = &Difference{Param: i, Name: name, Element: off / size, Type: typ,
-				CPU: fmt.Sprintf("%#0*x", 2+2*size, w), Other: fmt.Sprintf("%#0*x", 2+2*size, g)}
+				CPU: hex(w, size), Other: hex(g, size)}
 		}
 		first.Count++
 	}
@@ -208,7 +209,7 @@ func compareInts(i int, name string, el *loom.Type, got, want []byte) *Differenc
 	for off := len(got) / size * size; off < len(got); off++ {
 		if got[off] != want[off] && first == nil {
 			first = &Difference{Param: i, Name: name, Element: off, Type: "bytes",
-				CPU: fmt.Sprintf("%#02x", want[off]), Other: fmt.Sprintf("%#02x", got[off]), Count: 1}
+				CPU: hex(uint64(want[off]), 1), Other: hex(uint64(got[off]), 1), Count: 1}
 		}
 	}
 	return first
@@ -230,8 +231,15 @@ func bitsAt(b []byte, size int) uint64 {
 	return v
 }
 
+func hex(v uint64, size int) string { return fmt.Sprintf("0x%0*x", 2*size, v) }
+
+// formatFloat prints f at its element's precision, with its bits.
 func formatFloat(f float64, bits uint64, size int) string {
-	return fmt.Sprintf("%g (%#0*x)", f, 2+2*size, bits)
+	prec := 64
+	if size <= 4 {
+		prec = 32
+	}
+	return strconv.FormatFloat(f, 'g', -1, prec) + " (" + hex(bits, size) + ")"
 }
 
 // decode widens a float element's bits to float64 (exactly).

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for the command when the
+// supervisor re-executes itself as a worker.
+func TestMain(m *testing.M) {
+	if os.Getenv("LOOMDIFF_TEST_AS_COMMAND") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestCPUOnly runs testdata/cases.loom through workers without a GPU:
+// each kernel gets the outcome its comment promises.
+func TestCPUOnly(t *testing.T) {
+	t.Setenv("LOOMDIFF_TEST_AS_COMMAND", "1")
+	var out, errs bytes.Buffer
+	if code := run([]string{"-json", "-cpu-only", "testdata"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ status, detail string }{
+		"double_f32":   {Checked, ""},
+		"last_writer":  {Skipped, "data race (undefined results)"},
+		"past_the_end": {Skipped, "traps on the CPU executor at every size tried"},
+		"sine_f64":     {NotBoth, "ptx: "},
+	}
+	if len(rep.Results) != len(want) {
+		t.Fatalf("%d results, want %d: %+v", len(rep.Results), len(want), rep.Results)
+	}
+	for _, r := range rep.Results {
+		export := r.Name[strings.LastIndexByte(r.Name, '/')+1:]
+		w, ok := want[export]
+		if !ok {
+			t.Errorf("unexpected kernel %s", r.Name)
+			continue
+		}
+		if r.Status != w.status || !strings.Contains(r.Detail, w.detail) {
+			t.Errorf("%s: %s %q, want %s %q", export, r.Status, r.Detail, w.status, w.detail)
+		}
+	}
+	if rep.Kernels != 4 || rep.Counts[NotBoth] != 1 || rep.Counts[Skipped] != 2 {
+		t.Errorf("counts %+v of %d kernels", rep.Counts, rep.Kernels)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run(nil, &out, &errs); code != 2 || !strings.Contains(errs.String(), "usage") {
+		t.Errorf("exit %d, stderr %q", code, errs.String())
+	}
+	if code := run([]string{"no/such/dir"}, &out, &errs); code != 1 {
+		t.Errorf("missing path: exit %d", code)
+	}
+}

@@ -1,0 +1,175 @@
+package crosscheck
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+func f32s(vs ...float32) []byte {
+	b := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+func halfs(t *loom.Type, vs ...float64) []byte {
+	b := make([]byte, 2*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint16(b[2*i:], HalfBits(t, v))
+	}
+	return b
+}
+
+func oneBuffer(el *loom.Type, acc Accuracy) *Case {
+	return &Case{
+		Kernel:   &loom.Kernel{Launch: []*loom.Value{{Name: "out"}}},
+		Elems:    []*loom.Type{el},
+		Accuracy: acc,
+	}
+}
+
+var (
+	f32  = &loom.Type{Kind: loom.TypeFloat, Name: "f32", Bits: 32}
+	f16  = &loom.Type{Kind: loom.TypeFloat, Name: "f16", Bits: 16}
+	i32  = &loom.Type{Kind: loom.TypeInt, Name: "i32", Bits: 32}
+	ulp1 = float32(math.Nextafter32(1, 2) - 1)
+)
+
+func TestCompare(t *testing.T) {
+	nan1 := math.Float32frombits(0x7fc00001)
+	nan2 := math.Float32frombits(0xffc00000)
+	inexact := Accuracy{ULPs: 12}
+	for _, c := range []struct {
+		name      string
+		el        *loom.Type
+		acc       Accuracy
+		got, want []byte
+		// wantDiff is "" when the buffers agree, else a substring of the
+		// difference.
+		wantDiff string
+	}{
+		{"same bits", f32, Accuracy{}, f32s(1, -2.5, 0), f32s(1, -2.5, 0), ""},
+		{"one ulp in an exact kernel", f32, Accuracy{}, f32s(1, 1+ulp1), f32s(1, 1), "%out[1] (f32): cpu 1 (0x3f800000), gpu 1.0000001 (0x3f800001)"},
+		{"signed zeros differ when exact", f32, Accuracy{}, f32s(float32(math.Copysign(0, -1))), f32s(0), "%out[0]"},
+		{"NaN payloads are not compared", f32, Accuracy{}, f32s(nan1), f32s(nan2), ""},
+		{"NaN against a number", f32, inexact, f32s(nan1), f32s(1), "%out[0]"},
+		{"within the bound", f32, inexact, f32s(3 + 12*2*ulp1), f32s(3), ""},
+		{"past the bound", f32, inexact, f32s(3 + 13*2*ulp1), f32s(3), "(13 ulp)"},
+		{"absolute below magnitude one", f32, inexact, f32s(1e-7), f32s(0), ""},
+		{"half: one rounding either way", f16, inexact, halfs(f16, 1+1.0/1024), halfs(f16, 1), ""},
+		{"half: two roundings off", f16, inexact, halfs(f16, 1+2.0/1024), halfs(f16, 1), "%out[0] (f16)"},
+		{"half exact", f16, Accuracy{}, halfs(f16, 1+1.0/1024), halfs(f16, 1), "%out[0] (f16)"},
+		{"integers bit for bit", i32, inexact, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, []byte{1, 0, 0, 0, 9, 0, 0, 0, 4, 0, 0, 0}, "%out[1] (i32): cpu 0x00000009, gpu 0x00000002; 2 elements differ"},
+		{"unknown elements as bytes", nil, Accuracy{}, []byte{1, 2, 3}, []byte{1, 2, 4}, "%out[2] (bytes): cpu 0x04, gpu 0x03"},
+		{"lengths", f32, Accuracy{}, f32s(1), f32s(1, 2), "8 bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := Compare(oneBuffer(c.el, c.acc), 0, c.got, c.want)
+			switch {
+			case c.wantDiff == "" && d != nil:
+				t.Errorf("want agreement, got %s", d.Describe("gpu"))
+			case c.wantDiff != "" && d == nil:
+				t.Errorf("want a difference (%s), got agreement", c.wantDiff)
+			case d != nil && !strings.Contains(d.Describe("gpu"), c.wantDiff):
+				t.Errorf("difference %q lacks %q", d.Describe("gpu"), c.wantDiff)
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	src := `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%n, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %x: buffer) {
+  %i = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %xv = buffer.view %x[%z] : buffer -> view<[%n]xf32>
+  %v = view.load %xv[%i] : view<[%n]xf32> -> f32
+  %r = OP
+  view.store %r, %xv[%i] : f32, view<[%n]xf32>
+  kernel.return
+}
+`
+	for _, c := range []struct {
+		op   string
+		ulps float64
+	}{
+		{"scalar.addf %v, %v : f32", 0},
+		{"scalar.expf %v : f32", composeFactor * 3},
+		{"kernel.subgroup.reduce<addf> %v : f32", reorderULPs},
+		{"kernel.subgroup.reduce<maxnumf> %v : f32", 0},
+	} {
+		m, err := loom.ParseFile("k.loom", []byte(strings.Replace(src, "OP", c.op, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := loom.NewProgram(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kd, _ := prog.Kernel("k")
+		if a := Classify(prog, kd.Body); a.ULPs != c.ulps {
+			t.Errorf("%s: %g ulp (%v), want %g", c.op, a.ULPs, a.Why, c.ulps)
+		}
+	}
+}
+
+func TestNewCaseDeterministic(t *testing.T) {
+	src := `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%n, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %off: offset, %x: buffer, %y: buffer) where [mul(%off, 4)] {
+  %i = kernel.workgroup.id<x> : index
+  %xv = buffer.view %x[%off] : buffer -> view<[%n]xf32>
+  %v = view.load %xv[%i] : view<[%n]xf32> -> f32
+  %z = index.constant 0 : offset
+  %yv = buffer.view %y[%z] : buffer -> view<[%n]xi32>
+  %w = scalar.fptosi %v : f32 to i32
+  view.store %w, %yv[%i] : i32, view<[%n]xi32>
+  kernel.return
+}
+`
+	m, err := loom.ParseFile("k.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := loom.NewProgram(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd, _ := prog.Kernel("k")
+	a, err := NewCase([]*loom.Module{m}, prog, kd, nil, 7, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewCase([]*loom.Module{m}, prog, kd, nil, 7, 0)
+	// %off = 2 by default breaks mul(%off, 4): the unnamed pass gives
+	// every integer scalar the size, 64 the first that holds.
+	if a.Size != 64 || a.Args[1].Bits != 64 {
+		t.Errorf("size %d, %%off %d; want 64, 64", a.Size, a.Args[1].Bits)
+	}
+	if len(a.Args[2].Buffer) != 64+4*64 || len(a.Args[3].Buffer) != 4*64 {
+		t.Errorf("buffer lengths %d, %d; want the extents %d, %d", len(a.Args[2].Buffer), len(a.Args[3].Buffer), 64+4*64, 4*64)
+	}
+	if string(a.Args[2].Buffer) != string(b.Args[2].Buffer) {
+		t.Error("two cases with one seed differ")
+	}
+	out, err := RunCPU(a, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 64; i++ {
+		x := math.Float32frombits(binary.LittleEndian.Uint32(a.Args[2].Buffer[64+4*i:]))
+		if got := int32(binary.LittleEndian.Uint32(out[3][4*i:])); got != int32(x) || x < -2 || x >= 2 {
+			t.Fatalf("y[%d] = %d from x = %g", i, got, x)
+		}
+	}
+}
