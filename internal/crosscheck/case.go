@@ -217,6 +217,17 @@ func NewCase(mods []*loom.Module, prog *loom.Program, kd *loom.Kernel, cfg map[s
 			c.Args = append(c.Args, interp.Arg{Bits: ArgBits(env.Launch[i])})
 			continue
 		}
+		if p.Type.Kind == loom.TypeVector {
+			// A vector parameter's lanes, little-endian (interp.Arg).
+			lanes := 1
+			for _, d := range p.Type.Dims {
+				lanes *= int(max(d.Size, 1))
+			}
+			buf := make([]byte, lanes*elemBytes(p.Type.Elem))
+			Fill(buf, p.Type.Elem, next)
+			c.Args = append(c.Args, interp.Arg{Buffer: buf})
+			continue
+		}
 		n, ok := extents[i]
 		if !ok {
 			n = DefaultBufferBytes

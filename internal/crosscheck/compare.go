@@ -164,7 +164,7 @@ func Compare(c *Case, i int, got, want []byte) *Difference {
 		if g == w {
 			continue
 		}
-		gf, wf := decode(el, g), decode(el, w)
+		gf, wf := Decode(el, g), Decode(el, w)
 		if math.IsNaN(gf) && math.IsNaN(wf) {
 			continue
 		}
@@ -242,8 +242,9 @@ func formatFloat(f float64, bits uint64, size int) string {
 	return strconv.FormatFloat(f, 'g', -1, prec) + " (" + hex(bits, size) + ")"
 }
 
-// decode widens a float element's bits to float64 (exactly).
-func decode(el *loom.Type, bits uint64) float64 {
+// Decode widens the bits of a float element of type el to float64
+// (exactly); NaN for types it does not know.
+func Decode(el *loom.Type, bits uint64) float64 {
 	switch el.Name {
 	case "f32":
 		return float64(math.Float32frombits(uint32(bits)))
