@@ -37,6 +37,7 @@
 // Flags:
 //
 //	-json        print the results and counts as JSON
+//	-log file    write each result to file as a JSON line as it arrives
 //	-cpu-only    everything but the GPU (status cpu-checked)
 //	-timeout d   time one kernel may take (default 60s)
 //	-v           print kernels that agree too (default: only the others)
@@ -82,12 +83,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cpuOnly := fl.Bool("cpu-only", false, "run everything but the GPU")
 	timeout := fl.Duration("timeout", 60*time.Second, "time one kernel may take")
 	verbose := fl.Bool("v", false, "print kernels that agree too")
+	logPath := fl.String("log", "", "append each result to this file as a JSON line as it arrives")
 	worker := fl.Int("worker", -1, "internal: run as the GPU worker from this kernel index")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: loomdiff [-json] [-cpu-only] [-timeout d] [-v] PATH...")
+		fmt.Fprintln(stderr, "usage: loomdiff [-json] [-log file] [-cpu-only] [-timeout d] [-v] PATH...")
 		return 2
 	}
 	paths, err := loomcorpus.Files(fl.Args())
@@ -108,13 +110,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *cpuOnly {
 		wargs = append(wargs, "-cpu-only")
 	}
-	rep.Results, err = supervise(append(wargs, fl.Args()...), len(ts), *timeout, stderr)
+	var log io.Writer = io.Discard
+	if *logPath != "" {
+		f, err := os.Create(*logPath)
+		if err != nil {
+			fmt.Fprintln(stderr, "loomdiff:", err)
+			return 1
+		}
+		defer f.Close()
+		log = f
+	}
+	rep.Results, err = supervise(append(wargs, fl.Args()...), ts, *timeout, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "loomdiff:", err)
 		return 1
-	}
-	for i := range rep.Results {
-		rep.Results[i].Name = ts[i].Name
 	}
 	for _, r := range rep.Results {
 		rep.Counts[r.Status]++
@@ -159,7 +168,9 @@ func work(ts []target, from int, cpuOnly bool, stdout, stderr io.Writer) int {
 // supervise runs workers until every kernel has a result: a worker that
 // dies or stalls on kernel i leaves i skipped with the reason, and the
 // next worker starts at i+1.
-func supervise(args []string, n int, timeout time.Duration, stderr io.Writer) ([]Result, error) {
+func supervise(args []string, ts []target, timeout time.Duration, log io.Writer) ([]Result, error) {
+	n := len(ts)
+	logEnc := json.NewEncoder(log)
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -204,7 +215,9 @@ func supervise(args []string, n int, timeout time.Duration, stderr io.Writer) ([
 					timer.Reset(timeout)
 					continue
 				}
+				r.Name = ts[r.Index].Name
 				out = append(out, r)
+				logEnc.Encode(r)
 			case <-timer.C:
 				stalled = true
 				cmd.Process.Kill()
@@ -242,7 +255,9 @@ func supervise(args []string, n int, timeout time.Duration, stderr io.Writer) ([
 		if tail != "" {
 			why += ": " + tail
 		}
-		out = append(out, Result{Index: started, Status: Skipped, Detail: why})
+		r := Result{Index: started, Name: ts[started].Name, Status: Skipped, Detail: why}
+		out = append(out, r)
+		logEnc.Encode(r)
 	}
 	return out, nil
 }
