@@ -154,7 +154,7 @@ func constFor(t *loom.Type, name string, size int64) loom.Const {
 
 // NewCase builds inputs for kd of prog (parsed from mods) with config cfg,
 // giving index scalars the first of Sizes from index first on that
-// satisfies the kernel's checks. It returns an error when none does or
+// satisfies the kernel's checks and launches at least one workgroup. It returns an error when none does or
 // the analyses cannot compute the launch geometry: the kernel cannot be
 // run with inputs inferred from its signature.
 func NewCase(mods []*loom.Module, prog *loom.Program, kd *loom.Kernel, cfg map[string]loom.Const, seed uint32, first int) (*Case, error) {
@@ -172,6 +172,11 @@ func NewCase(mods []*loom.Module, prog *loom.Program, kd *loom.Kernel, cfg map[s
 					good = false
 				}
 			}
+			// A grid without workgroups runs nothing on the CPU executor
+			// and is refused by Dispatch: no comparison.
+			if g, err := prog.LaunchConfig(kd, env); good && err == nil {
+				good = g.Workgroups[0] > 0 && g.Workgroups[1] > 0 && g.Workgroups[2] > 0
+			}
 			if good {
 				c.Size = size
 				break
@@ -182,7 +187,7 @@ func NewCase(mods []*loom.Module, prog *loom.Program, kd *loom.Kernel, cfg map[s
 		}
 	}
 	if !good {
-		return nil, fmt.Errorf("no workload size satisfies the kernel's checks")
+		return nil, fmt.Errorf("no workload size satisfies the kernel's checks with at least one workgroup")
 	}
 	g, err := prog.LaunchConfig(kd, env)
 	if err != nil {

@@ -200,6 +200,15 @@ func (c *compiler) collective(b *block, op *loom.Op, rest string) (instr, error)
 			// workgroup starts a new one).
 			for g0, g1 := 0, 0; g0 < fr.L; g0 = g1 {
 				g1 = min(g0+sg, g0/fr.grp*fr.grp+fr.grp)
+				if from != nil && !from.uni {
+					// A lane that differs between invocations: each reads
+					// the lane its own operand names (Loom's AMDGPU
+					// lowering: ds_bpermute; PTX: shfl.idx).
+					if err := broadcastPerLane(fr, op, r, x, from, g0, g1, sg); err != nil {
+						return err
+					}
+					continue
+				}
 				src := -1
 				for l := g0; l < g1; l++ {
 					if !fr.mask[l] {
@@ -450,4 +459,49 @@ func clusterScan(fr *frame, cb combiner, x, r *slot, g0, g1, size, stride int, e
 			}
 		}
 	}
+}
+
+// broadcastPerLane is kernel.subgroup.broadcast over the subgroup of lanes
+// [g0, g1) with a source lane that varies: lane l takes x from lane
+// from[l] of the subgroup, or its own x where that lane is inactive or
+// past the workgroup's end. Sources are read before any result is written
+// (r may be x's register).
+func broadcastPerLane(fr *frame, op *loom.Op, r, x, from *slot, g0, g1, sg int) error {
+	src := make([]int, g1-g0)
+	for l := g0; l < g1; l++ {
+		if !fr.mask[l] {
+			continue
+		}
+		ln := fr.I[from.idx][l]
+		if ln < 0 || ln >= int64(sg) {
+			return newTrap(op, l, ErrOutOfBounds, "broadcast from lane %d of a %d-lane subgroup", ln, sg)
+		}
+		s := g0 + int(ln)
+		if s >= g1 || !fr.mask[s] {
+			s = l
+		}
+		src[l-g0] = s
+	}
+	if r.kind == kFloat {
+		vals := make([]float64, g1-g0)
+		for l := g0; l < g1; l++ {
+			vals[l-g0] = fr.F[x.idx][src[l-g0]]
+		}
+		for l := g0; l < g1; l++ {
+			if fr.mask[l] {
+				fr.F[r.idx][l] = vals[l-g0]
+			}
+		}
+		return nil
+	}
+	vals := make([]int64, g1-g0)
+	for l := g0; l < g1; l++ {
+		vals[l-g0] = fr.I[x.idx][src[l-g0]]
+	}
+	for l := g0; l < g1; l++ {
+		if fr.mask[l] {
+			fr.I[r.idx][l] = vals[l-g0]
+		}
+	}
+	return nil
 }

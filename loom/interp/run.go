@@ -162,7 +162,7 @@ func (k *Kernel) Run(l Launch, args []Arg) error {
 	}
 	rs := &runState{launch: l, args: args, lid: k.lids.get(l.WorkgroupSize, L)}
 	if k.san.GlobalRaces {
-		rs.san = &sanRun{mem: map[*byte][]shadow{}}
+		rs.san = &sanRun{mem: map[*byte][]shadow{}, lanes: map[*byte][]shadow{}}
 	}
 	if err := k.bindParams(rs); err != nil {
 		return err

@@ -21,6 +21,10 @@ var ErrRace = errors.New("interp: data race")
 //   - GlobalRaces: two workgroups of one dispatch touch the same bytes of a
 //     bound buffer, at least one writes (a dispatch has no barrier between
 //     workgroups). Run then executes the workgroups one at a time.
+//   - both: also two lanes of one workgroup touching the same bytes of a
+//     bound buffer, at least one writing, with no kernel.barrier between
+//     (a barrier orders a workgroup's global accesses as it does its
+//     workgroup memory's).
 //
 // Atomic accesses are exempt: they are ordered by definition. A race stops
 // the dispatch like any trap, with an ErrRace RunError whose Event describes
@@ -107,9 +111,12 @@ type sanFrame struct {
 	wg    map[*byte][]shadow
 }
 
-// sanRun is a dispatch's global-memory shadow, one array per bound buffer.
+// sanRun is a dispatch's global-memory shadow, one array per bound buffer:
+// mem by workgroup, lanes by lane within the running workgroup (its cells
+// carry the frame's epoch, so entries of earlier workgroups and barrier
+// intervals are stale without clearing).
 type sanRun struct {
-	mem map[*byte][]shadow
+	mem, lanes map[*byte][]shadow
 }
 
 // shadowOf returns the shadow array of mem, sized to it.
@@ -141,7 +148,13 @@ func (fr *frame) touch(a *access, v *view, off int64, lane int, write bool) erro
 		return raceCheck(cells, fr.san.epoch, int32(lane), int32(lane), a, v, off, lane, write, false)
 	case v.root >= 0 && fr.r.san != nil:
 		cells := shadowOf(fr.r.san.mem, v.mem)[off : off+int64(size)]
-		return raceCheck(cells, 0, int32(fr.wgLin), int32(lane), a, v, off, lane, write, true)
+		if err := raceCheck(cells, 0, int32(fr.wgLin), int32(lane), a, v, off, lane, write, true); err != nil || fr.san == nil {
+			return err
+		}
+		// With both checks on, workgroups run one at a time on one
+		// frame, whose epoch then names a workgroup's barrier interval.
+		cells = shadowOf(fr.r.san.lanes, v.mem)[off : off+int64(size)]
+		return raceCheck(cells, fr.san.epoch, int32(lane), int32(lane), a, v, off, lane, write, false)
 	}
 	return nil
 }

@@ -101,6 +101,47 @@ func TestSanitizerGlobalRaceBetweenWorkgroups(t *testing.T) {
 	}
 }
 
+// TestSanitizerGlobalRaceWithinWorkgroup: with both checks on, lanes of
+// one workgroup touching the same bytes of a bound buffer race unless a
+// barrier lies between.
+func TestSanitizerGlobalRaceWithinWorkgroup(t *testing.T) {
+	all := Sanitize{Races: true, GlobalRaces: true}
+	for _, tc := range []struct {
+		export, access, prior string
+		offset                int64
+		lane, prLane          int
+	}{
+		{export: "global_lanes_same_slot", access: "write", prior: "write", offset: 0, lane: 1, prLane: 0},
+		{export: "global_lanes_no_barrier", access: "read", prior: "write", offset: 4, lane: 0, prLane: 1},
+		{export: "global_lanes_barrier"},
+	} {
+		t.Run(tc.export, func(t *testing.T) {
+			err, out := runSanitized(t, tc.export, all)
+			if tc.access == "" {
+				if err != nil {
+					t.Fatalf("want no report, got %v", err)
+				}
+				if got := bytesI32(out); got[0] != 1 || got[3] != 0 {
+					t.Fatalf("out = %v, want each lane's neighbour", got)
+				}
+				return
+			}
+			var re *RunError
+			if !errors.As(err, &re) || !errors.Is(err, ErrRace) || re.Event == nil {
+				t.Fatalf("want an ErrRace RunError with an event, got %v", err)
+			}
+			if ev := re.Event; ev.Memory != "global" || ev.Param != 0 || ev.Access != tc.access || ev.PriorAccess != tc.prior ||
+				ev.Offset != tc.offset || ev.Workitem[0] != tc.lane || ev.PriorWorkitem[0] != tc.prLane || ev.PriorWorkgroup != ev.Workgroup {
+				t.Fatalf("event %+v", ev)
+			}
+		})
+	}
+	// Global races alone check workgroups against each other only.
+	if err, _ := runSanitized(t, "global_lanes_same_slot", Sanitize{GlobalRaces: true}); err != nil {
+		t.Fatalf("GlobalRaces alone: %v", err)
+	}
+}
+
 func TestSanitizerOutOfBoundsEvent(t *testing.T) {
 	// A plain store and a fragment store each write at byte 16 of 16.
 	for _, export := range []string{"past_the_end", "fragment_past_the_end"} {

@@ -81,6 +81,28 @@ func TestNoKernelAndOldSM(t *testing.T) {
 	}
 }
 
+// TestWorkgroupSizeLimit: a static workgroup size the driver cannot launch
+// is refused at compile time with the kernel's position.
+func TestWorkgroupSizeLimit(t *testing.T) {
+	for _, c := range []struct {
+		x, z string
+		ok   bool
+	}{{"1024", "1", true}, {"1056", "1", false}, {"8", "128", false}} {
+		src := `kernel.def export("k") @k() {
+  %one = index.constant 1 : index
+  %x = index.constant ` + c.x + ` : index
+  %z = index.constant ` + c.z + ` : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%x, %one, %z) : index
+} launch(%out: buffer) {
+  kernel.return
+}`
+		_, err := Compile([]*loom.Module{parseSrc(t, src)}, "k", Options{})
+		if c.ok && err != nil || !c.ok && (!errors.Is(err, ErrUnsupported) || !strings.HasPrefix(err.Error(), "inline.loom:1:1:")) {
+			t.Errorf("workgroup size %s×1×%s: %v", c.x, c.z, err)
+		}
+	}
+}
+
 func TestParamsAndStorage(t *testing.T) {
 	src := `kernel.def export("p") @p(%n: index) {
   %c1 = index.constant 1 : index

@@ -177,6 +177,12 @@ func (e *emitter) compile() (*Kernel, error) {
 		return nil, invalid(k.Op.Pos, "kernel @%s has no body", k.Symbol)
 	}
 	e.staticWorkgroupSize()
+	if wg := e.wg; e.wgKnown && (wg[0]*wg[1]*wg[2] > 1024 || wg[2] > 64) {
+		// The driver refuses the launch (CUDA_ERROR_INVALID_VALUE): say
+		// so at compile time, as for any other unsupported construct.
+		return nil, fmt.Errorf("%s: %w: workgroup size %d×%d×%d: NVIDIA GPUs run at most 1024 invocations per workgroup (z at most 64)",
+			k.Op.Pos, ErrUnsupported, wg[0], wg[1], wg[2])
+	}
 	out := &Kernel{Entry: entryName(k.Export)}
 	var params []string
 	vecMem := usesVectorMemory(e.prog, k.Body, map[string]bool{})
