@@ -121,3 +121,52 @@ func TestCFGViewLeavesLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestCFGNestedRegion: cfg blocks inside an scf.for body, each ending in
+// scf.yield (merged into one return block of the region): both executors
+// compile it; the CPU executor sums |x|.
+func TestCFGNestedRegion(t *testing.T) {
+	src := `kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%a: buffer) {
+  %z = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %va = buffer.view %a[%z] : buffer -> view<4xi32>
+  %one = index.constant 1 : index
+  %four = index.constant 4 : index
+  %s0 = scalar.constant 0 : i32
+  %r = scf.for %j = [%c0 to %four step %one] (%acc = %s0 : i32) -> (i32) {
+    %x = view.load %va[%j] : view<4xi32> -> i32
+    %neg = scalar.cmpi slt, %x, %s0 : i32
+    cfg.cond_br %neg, ^minus, ^plus
+  ^minus:
+    %d = scalar.subi %acc, %x : i32
+    scf.yield %d : i32
+  ^plus:
+    %e = scalar.addi %acc, %x : i32
+    scf.yield %e : i32
+  }
+  view.store %r, %va[%c0] : i32, view<4xi32>
+  kernel.return
+}
+`
+	m := parseSrc(t, src)
+	if _, err := Compile([]*loom.Module{m}, "k", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := interp.Compile([]*loom.Module{m}, "k", interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := make([]byte, 16)
+	for i, v := range []int32{5, -2, 3, -3} {
+		binary.LittleEndian.PutUint32(a[4*i:], uint32(v))
+	}
+	if err := k.Run(interp.Launch{Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}}, []interp.Arg{{Buffer: a}}); err != nil {
+		t.Fatal(err)
+	}
+	if g := int32(binary.LittleEndian.Uint32(a)); g != 13 {
+		t.Errorf("sum of |x| = %d, want 13", g)
+	}
+}
