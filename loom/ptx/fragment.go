@@ -641,20 +641,28 @@ func (e *emitter) storeLoomLayout(op *loom.Op, x *val, v *val, lay loom.Fragment
 // row-major, in every work-item.
 func (e *emitter) denseFragment(op *loom.Op, store bool, v *val, vt *loom.Type, lay loom.FragmentLayout, base string, rowStride, colStride *val) error {
 	size := int64(carrierBytes(v.elem))
+	return e.fragmentElements(op, store, v, vt, lay, func(i int) string {
+		row, col := lay.Coord(0, i)
+		return e.partAddr(base, row, col, rowStride, colStride, size)
+	})
+}
+
+// fragmentElements loads or stores a fragment held in Loom's layout (not a
+// native one), component i at address addr(i) of view v.
+func (e *emitter) fragmentElements(op *loom.Op, store bool, v *val, vt *loom.Type, lay loom.FragmentLayout, addr func(i int) string) error {
 	var x *val
 	if store {
 		var err error
 		if x, err = e.vecOperand(op.Operands[0]); err != nil {
 			return err
 		}
-		if x.frag != nil {
-			return invalid(op.Pos, "%s: a subgroup fragment stored with a dense shape", op.Name)
+		if x.frag != nil || len(x.vec) != lay.Payload {
+			return invalid(op.Pos, "%s: a %d-component payload (native: %v) for a %s fragment of %d in Loom's layout", op.Name, len(x.vec), x.frag != nil, lay.Role, lay.Payload)
 		}
 	}
 	comps := make([]*val, lay.Payload)
 	for i := range comps {
-		row, col := lay.Coord(0, i)
-		a := e.partAddr(base, row, col, rowStride, colStride, size)
+		a := addr(i)
 		if store {
 			e.storeFrom(v.elem, v.space, "", a, x.vec[i])
 		} else {

@@ -52,37 +52,14 @@ func (e *emitter) wave64Coord(w wave64Lane, lay loom.FragmentLayout, i int) (row
 // elements.
 func (e *emitter) wave64Fragment(op *loom.Op, store bool, v *val, vt *loom.Type, lay loom.FragmentLayout, base string, rowStride, colStride *val) error {
 	size := int64(carrierBytes(v.elem))
-	var x *val
-	if store {
-		var err error
-		if x, err = e.vecOperand(op.Operands[0]); err != nil {
-			return err
-		}
-		if x.frag != nil || len(x.vec) != lay.Payload {
-			return invalid(op.Pos, "%s: a %d-component payload for a wave-64 %s fragment of %d", op.Name, len(x.vec), lay.Role, lay.Payload)
-		}
-	}
 	w := e.wave64Lane()
-	comps := make([]*val, lay.Payload)
-	for i := range comps {
+	return e.fragmentElements(op, store, v, vt, lay, func(i int) string {
 		row, col := e.wave64Coord(w, lay, i)
 		a := e.addrLike(base)
 		e.offsetBy(a, base, row, rowStride, size)
 		e.offsetBy(a, a, col, colStride, size)
-		if store {
-			e.storeFrom(v.elem, v.space, "", a, x.vec[i])
-		} else {
-			comps[i] = e.loadInto(v.elem, v.space, "", a)
-		}
-	}
-	if store {
-		return nil
-	}
-	shape, _, err := vectorShape(op, vt)
-	if err != nil {
-		return err
-	}
-	return e.define(op, 0, vecVal(vt, shape, comps))
+		return a
+	})
 }
 
 // wave64MMA lowers a wave-64 vector.mma of depth k (see above).
