@@ -78,6 +78,8 @@ func (d *device) run(k *ptx.Kernel, c *crosscheck.Case) ([][]byte, error) {
 				return nil, err
 			}
 			a.SetPtr(j, m.Ptr())
+		case arg.Buffer != nil: // a vector parameter's lanes
+			a.SetBytes(j, arg.Buffer)
 		case p.Size == 8:
 			a.SetUint64(j, arg.Bits)
 		case p.Size == 4:

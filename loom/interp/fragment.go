@@ -139,7 +139,7 @@ func (c *compiler) fragmentOp(b *block, op *loom.Op, rest string) (instr, error)
 					return err
 				}
 				if checked {
-					if err := fr.touch(a, v, off, l, store); err != nil {
+					if err := fr.touchAs(a, v, off, l, l-sl, store); err != nil {
 						return err
 					}
 				}

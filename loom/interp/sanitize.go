@@ -141,11 +141,19 @@ func (s *sanFrame) resetWG(mem []byte) {
 // touch records lane's access of size bytes at off in v and reports a race
 // with an earlier access; the caller has checked the bounds.
 func (fr *frame) touch(a *access, v *view, off int64, lane int, write bool) error {
+	return fr.touchAs(a, v, off, lane, lane, write)
+}
+
+// touchAs is touch with the access attributed to lane who of the
+// workgroup: a subgroup-collective access (a fragment load or store, whose
+// lanes may replicate elements) is its subgroup's first lane's, so lanes
+// of one subgroup do not race with each other within the op.
+func (fr *frame) touchAs(a *access, v *view, off int64, lane, who int, write bool) error {
 	size := a.cd.size
 	switch {
 	case v.root == rootWorkgroup && fr.san != nil:
 		cells := shadowOf(fr.san.wg, v.mem)[off : off+int64(size)]
-		return raceCheck(cells, fr.san.epoch, int32(lane), int32(lane), a, v, off, lane, write, false)
+		return raceCheck(cells, fr.san.epoch, int32(who), int32(lane), a, v, off, lane, write, false)
 	case v.root >= 0 && fr.r.san != nil:
 		cells := shadowOf(fr.r.san.mem, v.mem)[off : off+int64(size)]
 		if err := raceCheck(cells, 0, int32(fr.wgLin), int32(lane), a, v, off, lane, write, true); err != nil || fr.san == nil {
@@ -154,7 +162,7 @@ func (fr *frame) touch(a *access, v *view, off int64, lane int, write bool) erro
 		// With both checks on, workgroups run one at a time on one
 		// frame, whose epoch then names a workgroup's barrier interval.
 		cells = shadowOf(fr.r.san.lanes, v.mem)[off : off+int64(size)]
-		return raceCheck(cells, fr.san.epoch, int32(lane), int32(lane), a, v, off, lane, write, false)
+		return raceCheck(cells, fr.san.epoch, int32(who), int32(lane), a, v, off, lane, write, false)
 	}
 	return nil
 }

@@ -114,6 +114,7 @@ func TestSanitizerGlobalRaceWithinWorkgroup(t *testing.T) {
 		{export: "global_lanes_same_slot", access: "write", prior: "write", offset: 0, lane: 1, prLane: 0},
 		{export: "global_lanes_no_barrier", access: "read", prior: "write", offset: 4, lane: 0, prLane: 1},
 		{export: "global_lanes_barrier"},
+		{export: "fragment_dense_store", access: "write", prior: "write", offset: 0, lane: 1, prLane: 0},
 	} {
 		t.Run(tc.export, func(t *testing.T) {
 			err, out := runSanitized(t, tc.export, all)
@@ -135,6 +136,13 @@ func TestSanitizerGlobalRaceWithinWorkgroup(t *testing.T) {
 				t.Fatalf("event %+v", ev)
 			}
 		})
+	}
+	// A subgroup fragment whose layout replicates elements across lanes
+	// (the lhs layout: lanes 16-31 hold lanes 0-15's) is stored by the
+	// subgroup as one op: its lanes do not race with each other.
+	r := compileRun(t, corpus(t, "fragment_mma.loom"), "fragment_splat_init", Options{Sanitize: all})
+	if err := r.k.Run(r.launch(), []Arg{buf(make([]byte, 512)), buf(make([]byte, 512)), buf(make([]byte, 1024)), buf(make([]byte, 512))}); err != nil {
+		t.Fatalf("fragment_splat_init: %v", err)
 	}
 	// Global races alone check workgroups against each other only.
 	if err, _ := runSanitized(t, "global_lanes_same_slot", Sanitize{GlobalRaces: true}); err != nil {
