@@ -164,8 +164,11 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 	res.Notes = append(res.Notes, c.Notes...)
 	res.Accuracy = c.Accuracy.Why
 	res.Size = c.Size
+	// A racing kernel still runs, to tell whether the race shows: it is
+	// skipped whatever the outcome, with the outcome noted.
+	var race error
 	if errors.Is(err, interp.ErrRace) {
-		return skip(res, "data race (undefined results): %v", err), nil
+		race, err = err, nil
 	}
 	if err != nil {
 		if len(oob) > 0 {
@@ -178,12 +181,15 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 	exact := *c
 	exact.Accuracy = crosscheck.Accuracy{}
 	want := checked
-	if invocations(c) <= maxChecked {
+	if race != nil || invocations(c) <= maxChecked {
 		want, err = crosscheck.RunCPU(c, false)
 		if err != nil {
 			return skip(res, "traps on the CPU executor (fast mode only: a CPU executor bug): %v", err), nil
 		}
 		for j := range want {
+			if race != nil {
+				break // the checked run stopped at the race
+			}
 			if want[j] == nil {
 				continue
 			}
@@ -195,6 +201,9 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 	}
 	if dev == nil {
 		res.Status = Checked
+		if race != nil {
+			return skip(res, "data race (undefined results): %v", race), nil
+		}
 		return res, nil
 	}
 	got, err := dev.run(pk, c)
@@ -223,16 +232,24 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 			return skip(res, "nondeterministic on the GPU: two runs differ at %s", d.Describe("second run")), nil
 		}
 	}
+	var diff *crosscheck.Difference
 	for j := range got {
-		if got[j] == nil {
-			continue
-		}
-		if d := crosscheck.Compare(c, j, got[j], want[j]); d != nil {
-			res.Status, res.Detail = Differs, d.Describe("gpu")
-			return res, nil
+		if got[j] != nil {
+			if diff = crosscheck.Compare(c, j, got[j], want[j]); diff != nil {
+				break
+			}
 		}
 	}
-	res.Status = Same
+	switch {
+	case race != nil && diff == nil:
+		return skip(res, "data race (undefined results): %v [the GPU's result equals the CPU executor's in this run]", race), nil
+	case race != nil:
+		return skip(res, "data race (undefined results): %v [the race shows: %s]", race, diff.Describe("gpu")), nil
+	case diff != nil:
+		res.Status, res.Detail = Differs, diff.Describe("gpu")
+	default:
+		res.Status = Same
+	}
 	return res, nil
 }
 

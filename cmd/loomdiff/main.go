@@ -24,7 +24,9 @@
 //	same      every buffer agrees
 //	differs   the first differing element, both values, and how many differ
 //	skipped   why the kernel has no single right answer to compare: it
-//	          races (undefined results), traps on the CPU executor, has no
+//	          races (undefined results; it still runs on both, and the
+//	          reason ends with whether the race showed), traps on the CPU
+//	          executor (out of bounds at every size tried, say), has no
 //	          legal inputs the analyses can size, runs nondeterministically
 //	          on the GPU, or faulted the device or could not be JIT-compiled
 //	not-both  it does not compile on both backends (the errors)
