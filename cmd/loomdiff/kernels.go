@@ -94,7 +94,7 @@ const seed = 12345
 
 // check compiles t on both backends, builds its inputs and runs it on the
 // CPU executor, then (dev non-nil) on the GPU, and compares. A panic in
-// any step becomes a skip naming it. It returns errFault when the device
+// any step becomes a skip naming it. It returns an error wrapping crosscheck.ErrDeviceFault when the device
 // context is lost.
 func check(i int, t target, dev *device) (res Result, fault error) {
 	res = Result{Index: i, Name: t.Name}
@@ -209,7 +209,7 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 	got, err := dev.run(pk, c)
 	if err != nil {
 		res.Status, res.Detail = Skipped, "GPU: "+err.Error()
-		if errors.Is(err, errFault) {
+		if errors.Is(err, crosscheck.ErrDeviceFault) {
 			return res, err
 		}
 		return res, nil
@@ -219,7 +219,7 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 	again, err := dev.run(pk, c)
 	if err != nil {
 		res.Status, res.Detail = Skipped, "GPU (second run): "+err.Error()
-		if errors.Is(err, errFault) {
+		if errors.Is(err, crosscheck.ErrDeviceFault) {
 			return res, err
 		}
 		return res, nil

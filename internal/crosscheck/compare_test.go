@@ -20,7 +20,7 @@ func f32s(vs ...float32) []byte {
 func halfs(t *loom.Type, vs ...float64) []byte {
 	b := make([]byte, 2*len(vs))
 	for i, v := range vs {
-		binary.LittleEndian.PutUint16(b[2*i:], HalfBits(t, v))
+		binary.LittleEndian.PutUint16(b[2*i:], loom.HalfBits(t, v))
 	}
 	return b
 }

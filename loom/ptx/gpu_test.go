@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/crosscheck"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/interp"
 )
@@ -170,70 +171,19 @@ func TestGPUVectorMisaligned(t *testing.T) {
 // bytes into its allocation, and returns the buffers after the run.
 func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *kcase, off int) [][]byte {
 	t.Helper()
-	mod, err := ctx.LoadModule([]byte(k.PTX))
-	if err != nil {
-		t.Fatalf("JIT: %v", err)
-	}
-	t.Cleanup(func() { mod.Close() })
-	fn, err := mod.Function(k.Entry)
+	out, err := crosscheck.RunPTX(ctx, s, entryOf(k), c.args, c.launch, off)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sizes := make([]int, len(k.Params))
-	for j, p := range k.Params {
-		sizes[j] = p.Size
-	}
-	a := hip.NewArgs(sizes...)
-	mems := make([]*hip.DeviceMemory, len(c.args))
-	for j, arg := range c.args {
-		switch p := k.Params[j]; {
-		case p.Buffer:
-			m, err := ctx.Alloc(max(len(arg.Buffer), 1) + off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { m.Close() })
-			if err := s.CopyHtoD(m.Ptr()+hip.DevicePtr(off), arg.Buffer); err != nil {
-				t.Fatal(err)
-			}
-			mems[j] = m
-			a.SetPtr(j, m.Ptr()+hip.DevicePtr(off))
-		case arg.Buffer != nil: // a vector parameter's lanes
-			a.SetBytes(j, arg.Buffer)
-		case p.Size == 8:
-			a.SetUint64(j, arg.Bits)
-		case p.Size == 4:
-			a.SetUint32(j, uint32(arg.Bits))
-		default:
-			b := make([]byte, p.Size)
-			for q := range b {
-				b[q] = byte(arg.Bits >> (8 * q))
-			}
-			a.SetBytes(j, b)
-		}
-	}
-	if n := c.launch.WorkgroupStorage; n > 0 {
-		// Past 48 KiB a kernel must opt in to its dynamic storage.
-		if err := fn.SetMaxDynamicSharedBytes(n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-	if err := s.Launch(fn, dim(c.launch.Workgroups), dim(c.launch.WorkgroupSize), uint32(c.launch.WorkgroupStorage), a); err != nil {
-		t.Fatalf("launch: %v", err)
-	}
-	if err := s.Synchronize(); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	out := make([][]byte, len(c.args))
-	for j, m := range mems {
-		if m == nil {
-			continue
-		}
-		out[j] = make([]byte, len(c.args[j].Buffer))
-		if err := s.CopyDtoH(out[j], m.Ptr()+hip.DevicePtr(off)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return out
+}
+
+// entryOf is what crosscheck.RunPTX needs of k.
+func entryOf(k *Kernel) crosscheck.Entry {
+	e := crosscheck.Entry{PTX: k.PTX, Name: k.Entry}
+	for _, p := range k.Params {
+		e.ParamSizes = append(e.ParamSizes, p.Size)
+		e.Buffers = append(e.Buffers, p.Buffer)
+	}
+	return e
 }

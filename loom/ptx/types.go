@@ -252,52 +252,8 @@ func (e *emitter) constFloat(t *loom.Type, f float64) *val {
 	return out
 }
 
-// halfBits rounds f to the nearest f16 or bf16 (ties to even) in one step.
-func halfBits(t *loom.Type, f float64) uint16 {
-	mant, bias := 10, 15 // f16
-	if t.Name == "bf16" {
-		mant, bias = 7, 127
-	}
-	expBits := 15 - mant
-	var sign uint16
-	if math.Signbit(f) {
-		sign = 1 << 15
-		f = -f
-	}
-	maxExp := (1 << expBits) - 1
-	switch {
-	case math.IsNaN(f):
-		return sign | uint16(maxExp)<<mant | 1<<(mant-1)
-	case math.IsInf(f, 0):
-		return sign | uint16(maxExp)<<mant
-	case f == 0:
-		return sign
-	}
-	fr, exp := math.Frexp(f) // f = fr * 2^exp, fr in [0.5, 1)
-	e := exp - 1 + bias      // biased exponent of 1.xxx form
-	var q float64            // value in units of the last mantissa place
-	if e <= 0 {              // subnormal
-		q = math.Ldexp(f, bias-1+mant)
-		e = 0
-	} else {
-		q = math.Ldexp(fr*2, mant) // in [2^mant, 2^(mant+1))
-	}
-	r := math.RoundToEven(q)
-	bits := uint64(r)
-	if e == 0 {
-		// Rounding up may carry into the smallest normal: the encoding
-		// handles it since the implicit bit becomes the exponent's 1.
-		return sign | uint16(bits)
-	}
-	if bits >= 1<<(mant+1) {
-		bits >>= 1
-		e++
-	}
-	if e >= maxExp {
-		return sign | uint16(maxExp)<<mant
-	}
-	return sign | uint16(e)<<mant | uint16(bits&(1<<mant-1))
-}
+// halfBits rounds f to the nearest f16 or bf16 bits (ties to even).
+var halfBits = loom.HalfBits
 
 // mov copies src into a fresh register of the same class.
 func (e *emitter) mov(dst, src *val) {
