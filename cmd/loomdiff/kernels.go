@@ -183,6 +183,10 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 	want := checked
 	if race != nil || invocations(c) <= maxChecked {
 		want, err = crosscheck.RunCPU(c, false)
+		if err != nil && race != nil {
+			// The checked run stopped at the race before the trap.
+			return skip(res, "traps on the CPU executor: %v (and races: %v)", err, race), nil
+		}
 		if err != nil {
 			return skip(res, "traps on the CPU executor (fast mode only: a CPU executor bug): %v", err), nil
 		}
