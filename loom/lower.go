@@ -86,6 +86,13 @@ func init() {
 		"kernel.subgroup.broadcast":       lowerCollective,
 		"kernel.subgroup.broadcast.first": lowerCollective,
 		"kernel.subgroup.shuffle":         lowerCollective,
+		"encoding.define":                 lowerWitness,
+		"vector.concat":                   lowerConcat,
+		"vector.interleave":               lowerInterleave,
+		"vector.deinterleave":             lowerDeinterleave,
+		"vector.decode":                   lowerDecode,
+		"vector.encode":                   lowerEncode,
+		"vector.table.quantize":           lowerTableQuantize,
 	}
 }
 
@@ -259,7 +266,7 @@ func (l *lowering) region(r *Region) *Region {
 		}
 		var repl []*Op
 		rewritten := false
-		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.") || strings.HasPrefix(op.Name, "kernel.async.")) {
+		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.") || strings.HasPrefix(op.Name, "kernel.async.") || op.Name == "encoding.define") {
 			l.out, l.cur = nil, nop
 			ok, err := rule(l, nop)
 			if err != nil {

@@ -81,6 +81,13 @@ func TestLowerErrors(t *testing.T) {
 		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.bitunpacku<3> %v : vector<4xi8> -> vector<8xi8>", "do not fill"},
 		{"%v = vector.splat %x : vector<4xi8>\n  %z = vector.constant 0 : vector<1xi32>\n  %w = vector.dot4i<x8x8> %v, %v, %z : vector<4xi8>, vector<4xi8>, vector<1xi32>", "signedness"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %r = vector.reduce<addf, reassoc> %v, %v : vector<4xf32>, f32", "init %v is vector<4xf32>"},
+		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.concat<0> %v, %v : vector<4xi8>, vector<4xi8> -> vector<9xi8>", "inputs give 8 lanes along axis 0"},
+		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.interleave<1> %v, %v : vector<4xi8>, vector<4xi8> -> vector<8xi8>", "axis 1 outside"},
+		{"%v = vector.splat %x : vector<4xi8>\n  %a, %b = vector.deinterleave<0> %v : vector<4xi8> -> vector<2xi8>, vector<3xi8>", "must halve axis 0"},
+		{"%s = encoding.define #ggml_q6_k<block_elems=256, storage_bytes=210> : encoding<schema>\n  %v = vector.splat %x : vector<4xi8>\n  %c = vector.constant 0.5 : vector<1xf16>\n  %d = vector.decode %v using %s {scale = %c : vector<1xf16>} : vector<4xi8>, encoding<schema> -> vector<4xf32>", "#ggml_q6_k has no shared lowering"},
+		{"%s = encoding.define #ggml_q4_0<block_elems=32, storage_bytes=18> : encoding<schema>\n  %v = vector.splat %x : vector<4xi8>\n  %c = vector.constant 0.5 : vector<1xf16>\n  %d = vector.decode %v using %s {scale = %c : vector<1xf16>} : vector<4xi8>, encoding<schema> -> vector<4xf32>", "holds 32 bits"},
+		{"%s = encoding.define #ggml_q8_0<block_elems=32, storage_bytes=34> : encoding<schema>\n  %v = vector.splat %x : vector<4xi8>\n  %d = vector.decode %v using %s : vector<4xi8>, encoding<schema> -> vector<4xf32>", "needs a `{scale"},
+		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %q = vector.table.quantize %v, %v {nan = zero} : vector<4xf32>, vector<4xf32> -> vector<4xi8>", "needs tie = lower or upper"},
 	} {
 		src := "kernel.def export(\"k\") @k() {\n  %c1 = index.constant 1 : index\n  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index\n} launch(%x: i8) {\n  " + c.body + "\n  kernel.return\n}\n"
 		m, err := ParseFile("e.loom", []byte(src))

@@ -1,0 +1,228 @@
+package interp
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/x448/float16"
+)
+
+// Go references for loom/testdata/block_quant.loom, written from the
+// definitions: concat/interleave/deinterleave move lanes; ggml q8_0 is an
+// f16 scale times signed bytes, q4_0 an f16 scale times (nibble − 8) with
+// the low nibbles of a block's bytes first, then the high ones. Every op
+// there is exact (decode's products are exact in f32 and rounded once to
+// f16), so the CPU executor must match bit for bit.
+
+// laneMovesRef is the 76 bytes lane_moves writes for the 16 bytes b.
+func laneMovesRef(b []byte) []byte {
+	var out []byte
+	out = append(out, b[0:12]...) // concat b0, b1, b2
+	for k := 0; k < 4; k++ {      // interleave b0, b1
+		out = append(out, b[k], b[4+k])
+	}
+	var ev, od []byte
+	for k := 0; k < 16; k += 2 {
+		ev, od = append(ev, b[k]), append(od, b[k+1])
+	}
+	out = append(out, ev...)
+	out = append(out, od...)
+	// ma, mb: ev, od as 2x4 rows.
+	for r := 0; r < 2; r++ { // concat<1>
+		out = append(out, ev[4*r:4*r+4]...)
+		out = append(out, od[4*r:4*r+4]...)
+	}
+	for r := 0; r < 2; r++ { // interleave<1>
+		for c := 0; c < 4; c++ {
+			out = append(out, ev[4*r+c], od[4*r+c])
+		}
+	}
+	// deinterleave<1> ma into 2x2 even and odd columns, concat<0>.
+	for half := 0; half < 2; half++ {
+		for r := 0; r < 2; r++ {
+			out = append(out, ev[4*r+half], ev[4*r+2+half])
+		}
+	}
+	return out
+}
+
+func TestLaneMoves(t *testing.T) {
+	const n = 70
+	src := i32bytes(opsWords(4 * n))
+	r := compileRun(t, corpus(t, "block_quant.loom"), "lane_moves", Options{})
+	dst := make([]byte, 76*n)
+	r.run(wl(n), idx(n), buf(src), buf(dst))
+	for i := 0; i < n; i++ {
+		want := laneMovesRef(src[16*i : 16*i+16])
+		got := dst[76*i : 76*i+76]
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("item %d byte %d: got %#x, want %#x\n got %x\nwant %x", i, k, got[k], want[k], got, want)
+			}
+		}
+	}
+}
+
+// quantScales returns n f16 scales: varied magnitudes and signs, with a
+// zero and a subnormal.
+func quantScales(n int) []uint16 {
+	xs := ramp(n, 5, 2)
+	out := make([]uint16, n)
+	for i, x := range xs {
+		out[i] = float16.Fromfloat32(x * float32(math.Pow(2, float64(i%7-3)))).Bits()
+	}
+	if n > 3 {
+		out[1], out[2] = 0, 0x0003
+	}
+	return out
+}
+
+func f16bytes(hs []uint16) []byte {
+	b := make([]byte, 2*len(hs))
+	for i, h := range hs {
+		binary.LittleEndian.PutUint16(b[2*i:], h)
+	}
+	return b
+}
+
+func f16f(h uint16) float32 { return float16.Frombits(h).Float32() }
+
+// q8Ref decodes a q8_0 block of bytes qs with scale s.
+func q8Ref(qs []byte, s float32) []float32 {
+	out := make([]float32, len(qs))
+	for j, q := range qs {
+		out[j] = s * float32(int8(q))
+	}
+	return out
+}
+
+// q4Ref decodes a q4_0 block of bytes qs (two values a byte) with scale s.
+func q4Ref(qs []byte, s float32) []float32 {
+	h := len(qs)
+	out := make([]float32, 2*h)
+	for j, q := range qs {
+		out[j] = s * float32(int(q&15)-8)
+		out[j+h] = s * float32(int(q>>4)-8)
+	}
+	return out
+}
+
+func TestBlockDecode(t *testing.T) {
+	const n = 70
+	qs := i32bytes(opsWords(8 * n))
+	scales := quantScales(2 * n)
+	r := compileRun(t, corpus(t, "block_quant.loom"), "decode", Options{})
+	d8, h8, d4 := make([]byte, 128*n), make([]byte, 64*n), make([]byte, 256*n)
+	r.run(wl(n), idx(n), buf(qs), buf(f16bytes(scales)), buf(d8), buf(h8), buf(d4))
+	g8, g4 := bytesF32(d8), bytesF32(d4)
+	for i := 0; i < n; i++ {
+		b := qs[32*i : 32*i+32]
+		s0, s1 := f16f(scales[2*i]), f16f(scales[2*i+1])
+		w8 := q8Ref(b, s0)
+		w4 := append(q4Ref(b[:16], s0), q4Ref(b[16:], s1)...)
+		for j, w := range w8 {
+			if math.Float32bits(g8[32*i+j]) != math.Float32bits(w) {
+				t.Fatalf("q8_0 item %d lane %d: got %g, want %g", i, j, g8[32*i+j], w)
+			}
+			wh := float16.Fromfloat32(w).Bits()
+			if gh := binary.LittleEndian.Uint16(h8[2*(32*i+j):]); gh != wh {
+				t.Fatalf("q8_0 f16 item %d lane %d: got %#04x, want %#04x", i, j, gh, wh)
+			}
+		}
+		for j, w := range w4 {
+			if math.Float32bits(g4[64*i+j]) != math.Float32bits(w) {
+				t.Fatalf("q4_0 item %d lane %d: got %g, want %g", i, j, g4[64*i+j], w)
+			}
+		}
+	}
+}
+
+// encodeRef is ggml's reference quantizer given the f16 scale s: q8_0
+// codes round(x/s) half away from zero, q4_0 nibbles floor(x/s + 8.5),
+// both saturated, NaN as zero, q4_0 low nibbles first.
+func encodeRef(xs []float32, s float32) (q8, q4 []byte) {
+	var id float32
+	if s != 0 {
+		id = 1 / s
+	}
+	q4 = make([]byte, len(xs)/2)
+	for j, x := range xs {
+		y := x * id
+		c8 := math.Max(-128, math.Min(127, math.Round(float64(y))))
+		c4 := math.Max(0, math.Min(15, math.Floor(float64(y+8.5))))
+		if y != y {
+			c8, c4 = 0, 8
+		}
+		q8 = append(q8, byte(int8(c8)))
+		if h := len(xs) / 2; j < h {
+			q4[j] |= byte(c4)
+		} else {
+			q4[j-h] |= byte(c4) << 4
+		}
+	}
+	return q8, q4
+}
+
+func TestBlockEncode(t *testing.T) {
+	const n = 70
+	xs := ramp(32*n, 11, 3)
+	xs[5], xs[6], xs[7] = float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))
+	scales := quantScales(n)
+	for i := range scales {
+		// Exact halves: x = (k + 0.5)·s.
+		s := f16f(scales[i])
+		xs[32*i+9] = 2.5 * s
+		xs[32*i+10] = -3.5 * s
+		xs[32*i+11] = 0.5 * s
+	}
+	r := compileRun(t, corpus(t, "block_quant.loom"), "encode", Options{})
+	p8, p4 := make([]byte, 32*n), make([]byte, 16*n)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(f16bytes(scales)), buf(p8), buf(p4))
+	for i := 0; i < n; i++ {
+		w8, w4 := encodeRef(xs[32*i:32*i+32], f16f(scales[i]))
+		for j := range w8 {
+			if p8[32*i+j] != w8[j] {
+				t.Fatalf("q8_0 item %d code %d (x=%g, s=%g): got %d, want %d", i, j, xs[32*i+j], f16f(scales[i]), int8(p8[32*i+j]), int8(w8[j]))
+			}
+		}
+		for j := range w4 {
+			if p4[16*i+j] != w4[j] {
+				t.Fatalf("q4_0 item %d byte %d: got %#x, want %#x", i, j, p4[16*i+j], w4[j])
+			}
+		}
+	}
+}
+
+func TestTableQuantize(t *testing.T) {
+	const n = 40
+	xs := ramp(8*n, 3, 2)
+	copy(xs, []float32{-1, 0, 0.5, 1, float32(math.NaN()), -2, 2, float32(math.Inf(-1))})
+	th := []float32{-1, 0, 0.5, 1}
+	r := compileRun(t, corpus(t, "block_quant.loom"), "table_quantize", Options{})
+	dst := make([]byte, 16*n)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(dst))
+	for i := 0; i < n; i++ {
+		for j := 0; j < 8; j++ {
+			x := xs[8*i+j]
+			var lo, up byte
+			for _, v := range th {
+				if v < x {
+					lo++
+				}
+				if v <= x {
+					up++
+				}
+			}
+			if x != x {
+				lo, up = 0, byte(len(th))
+			}
+			if g := dst[16*i+j]; g != lo {
+				t.Fatalf("item %d lane %d (%g) tie=lower: got %d, want %d", i, j, x, g, lo)
+			}
+			if g := dst[16*i+8+j]; g != up {
+				t.Fatalf("item %d lane %d (%g) tie=upper: got %d, want %d", i, j, x, g, up)
+			}
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package loom
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Shared lowerings of the pure lane moves vector.concat, vector.interleave
+// and vector.deinterleave: every result lane is one source lane, so each
+// becomes lane extracts and a vector.from_elements per result. The lane
+// maps work on any rank; the axis is the op's <axis> parameter.
+
+// laneMove is a checked lane-moving op: its static source and result
+// shapes and the axis it moves lanes along.
+type laneMove struct {
+	axis    int
+	srcs    [][]int64 // shapes of the sources
+	results [][]int64 // shapes of the results
+}
+
+// checkLaneMove reads the axis and the static shapes of op's sources
+// (srcTypes) and results, checking one element type and one rank.
+func (l *lowering) checkLaneMove(op *Op, srcTypes, resTypes []*Type) (*laneMove, error) {
+	ax, err := strconv.Atoi(strings.TrimSpace(op.Param))
+	if err != nil {
+		return nil, l.errorf("needs an integer axis <N>, has <%s>", op.Param)
+	}
+	m := &laneMove{axis: ax}
+	var elem string
+	rank := -1
+	shape := func(t *Type) ([]int64, error) {
+		if t == nil || t.Kind != TypeVector {
+			return nil, l.errorf("needs vector types, has %s", t)
+		}
+		_, s, ok := staticLanes(t)
+		if !ok {
+			return nil, l.errorf("vector with a dynamic lane count %s (needs static lanes)", t)
+		}
+		if elem == "" {
+			elem, rank = t.Elem.String(), len(s)
+		}
+		if t.Elem.String() != elem || len(s) != rank {
+			return nil, l.errorf("mixes %s with vector<…x%s> of rank %d: needs one element type and rank", t, elem, rank)
+		}
+		if ax < 0 || ax >= len(s) {
+			return nil, l.errorf("axis %d outside the rank-%d %s", ax, len(s), t)
+		}
+		return s, nil
+	}
+	for _, t := range srcTypes {
+		s, err := shape(t)
+		if err != nil {
+			return nil, err
+		}
+		m.srcs = append(m.srcs, s)
+	}
+	for _, t := range resTypes {
+		s, err := shape(t)
+		if err != nil {
+			return nil, err
+		}
+		m.results = append(m.results, s)
+	}
+	return m, nil
+}
+
+// sameOffAxis reports whether shapes a and b agree on every axis but ax.
+func sameOffAxis(a, b []int64, ax int) bool {
+	for i := range a {
+		if i != ax && a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// flatIndex is the row-major flat lane of index idx in shape.
+func flatIndex(shape, idx []int64) int {
+	f := int64(0)
+	for i, s := range shape {
+		f = f*s + idx[i]
+	}
+	return int(f)
+}
+
+// eachIndex calls f with every index of shape in row-major order.
+func eachIndex(shape []int64, f func(idx []int64)) {
+	idx := make([]int64, len(shape))
+	n := 1
+	for _, s := range shape {
+		n *= int(s)
+	}
+	for k := 0; k < n; k++ {
+		rem := int64(k)
+		for a := len(shape) - 1; a >= 0; a-- {
+			idx[a] = rem % shape[a]
+			rem /= shape[a]
+		}
+		f(idx)
+	}
+}
+
+// buildAs emits vector.from_elements of lanes defining v itself.
+func (l *lowering) buildAs(v *Value, lanes []*Value) {
+	t := v.Type
+	op := &Op{Pos: l.cur.Pos, End: l.cur.End, Name: "vector.from_elements", ResultTypes: []*Type{t}, Results: []*Value{v}}
+	for _, x := range lanes {
+		op.Types = append(op.Types, x.Type)
+		op.Operands = append(op.Operands, &Operand{Pos: l.cur.Pos, Name: x.Name, Value: x})
+	}
+	l.out = append(l.out, op)
+}
+
+// moveLanes builds each result of op from the source lanes pick names:
+// pick(r, idx) gives the source and the index in it of result r's lane idx
+// (idx is reused between calls).
+func (l *lowering) moveLanes(op *Op, srcs []*Value, m *laneMove, pick func(r int, idx []int64) (int, []int64)) error {
+	var lanes [][]*Value
+	for _, s := range srcs {
+		ls, err := l.lanes(s)
+		if err != nil {
+			return err
+		}
+		lanes = append(lanes, ls)
+	}
+	for r, res := range op.Results {
+		var out []*Value
+		eachIndex(m.results[r], func(idx []int64) {
+			s, si := pick(r, idx)
+			out = append(out, lanes[s][flatIndex(m.srcs[s], si)])
+		})
+		l.buildAs(res, out)
+	}
+	return nil
+}
+
+// lowerConcat rewrites vector.concat<axis> into lane moves: the inputs
+// follow one another along the axis.
+func lowerConcat(l *lowering, op *Op) (bool, error) {
+	if len(op.Results) != 1 || len(op.ResultTypes) != 1 || len(op.Operands) == 0 {
+		return true, l.errorf("needs one or more inputs and `: A, B, … -> R` types")
+	}
+	srcs, err := l.operandValues(op, len(op.Operands))
+	if err != nil {
+		return true, err
+	}
+	types := make([]*Type, len(srcs))
+	for i, s := range srcs {
+		types[i] = s.Type
+	}
+	m, err := l.checkLaneMove(op, types, op.ResultTypes)
+	if err != nil {
+		return true, err
+	}
+	ax, res := m.axis, m.results[0]
+	starts := make([]int64, len(srcs))
+	total := int64(0)
+	for i, s := range m.srcs {
+		if !sameOffAxis(s, res, ax) {
+			return true, l.errorf("input %d %s does not match the result %s off axis %d", i, srcs[i].Type, op.ResultTypes[0], ax)
+		}
+		starts[i] = total
+		total += s[ax]
+	}
+	if total != res[ax] {
+		return true, l.errorf("inputs give %d lanes along axis %d, the result %s has %d", total, ax, op.ResultTypes[0], res[ax])
+	}
+	si := make([]int64, len(res))
+	err = l.moveLanes(op, srcs, m, func(_ int, idx []int64) (int, []int64) {
+		s := len(starts) - 1
+		for starts[s] > idx[ax] {
+			s--
+		}
+		copy(si, idx)
+		si[ax] -= starts[s]
+		return s, si
+	})
+	return true, err
+}
+
+// lowerInterleave rewrites vector.interleave<axis>: even positions along
+// the axis come from the first operand, odd ones from the second.
+func lowerInterleave(l *lowering, op *Op) (bool, error) {
+	if len(op.Results) != 1 || len(op.ResultTypes) != 1 {
+		return true, l.errorf("needs `%%even, %%odd : A, A -> R`")
+	}
+	srcs, err := l.operandValues(op, 2)
+	if err != nil {
+		return true, err
+	}
+	m, err := l.checkLaneMove(op, []*Type{srcs[0].Type, srcs[1].Type}, op.ResultTypes)
+	if err != nil {
+		return true, err
+	}
+	ax, res := m.axis, m.results[0]
+	for i, s := range m.srcs {
+		if !sameOffAxis(s, res, ax) || 2*s[ax] != res[ax] {
+			return true, l.errorf("operand %d %s: the result %s must double axis %d and keep the others", i, srcs[i].Type, op.ResultTypes[0], ax)
+		}
+	}
+	si := make([]int64, len(res))
+	err = l.moveLanes(op, srcs, m, func(_ int, idx []int64) (int, []int64) {
+		copy(si, idx)
+		si[ax] = idx[ax] / 2
+		return int(idx[ax] % 2), si
+	})
+	return true, err
+}
+
+// lowerDeinterleave rewrites vector.deinterleave<axis>: the first result
+// takes the even positions along the axis, the second the odd ones.
+func lowerDeinterleave(l *lowering, op *Op) (bool, error) {
+	if len(op.Results) != 2 || len(op.ResultTypes) != 2 {
+		return true, l.errorf("needs two results (`%%even, %%odd = … -> A, A`)")
+	}
+	srcs, err := l.operandValues(op, 1)
+	if err != nil {
+		return true, err
+	}
+	m, err := l.checkLaneMove(op, []*Type{srcs[0].Type}, op.ResultTypes)
+	if err != nil {
+		return true, err
+	}
+	ax, src := m.axis, m.srcs[0]
+	for i, r := range m.results {
+		if !sameOffAxis(r, src, ax) || 2*r[ax] != src[ax] {
+			return true, l.errorf("result %d %s must halve axis %d of %s and keep the others", i, op.ResultTypes[i], ax, srcs[0].Type)
+		}
+	}
+	si := make([]int64, len(src))
+	err = l.moveLanes(op, srcs, m, func(r int, idx []int64) (int, []int64) {
+		copy(si, idx)
+		si[ax] = 2*idx[ax] + int64(r)
+		return 0, si
+	})
+	return true, err
+}

@@ -1,0 +1,42 @@
+package ptx
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// TestBlockQuantCompiles compiles every kernel of block_quant.loom (lane
+// moves, ggml q8_0/q4_0 decode and encode, table quantize; all rewritten by
+// the shared lowering) to well-formed PTX with the instructions the
+// rewrites call for. TestGPUCorpus runs them against the CPU executor.
+func TestBlockQuantCompiles(t *testing.T) {
+	m := parse(t, filepath.Join("..", "testdata", "block_quant.loom"))
+	want := map[string][]string{
+		"lane_moves":     {"st.global"},
+		"decode":         {"cvt.rn.f32.s32", "mul.rn.f32", "cvt.rn.f16.f32"},
+		"encode":         {"div.rn.f32", "cvt.rzi.s32.f32", "max.f32", "min.f32"},
+		"table_quantize": {"setp."},
+	}
+	for _, kd := range m.Kernels {
+		k, err := Compile([]*loom.Module{m}, kd.Export, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", kd.Export, err)
+			continue
+		}
+		if err := wellFormed(k.PTX); err != nil {
+			t.Errorf("%s: malformed PTX: %v", kd.Export, err)
+		}
+		for _, w := range want[kd.Export] {
+			if !strings.Contains(k.PTX, w) {
+				t.Errorf("%s: PTX lacks %q", kd.Export, w)
+			}
+		}
+		delete(want, kd.Export)
+	}
+	for k := range want {
+		t.Errorf("kernel %s missing from block_quant.loom", k)
+	}
+}
