@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 func TestCPUOnly(t *testing.T) {
 	t.Setenv("LOOMDIFF_TEST_AS_COMMAND", "1")
 	var out, errs bytes.Buffer
-	if code := run([]string{"-json", "-cpu-only", "testdata"}, &out, &errs); code != 0 {
+	if code := run([]string{"-json", "-cpu-only", "testdata/cases.loom"}, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	var rep Report
@@ -51,6 +51,24 @@ func TestCPUOnly(t *testing.T) {
 	}
 	if rep.Kernels != 4 || rep.Counts[NotBoth] != 1 || rep.Counts[Skipped] != 2 {
 		t.Errorf("counts %+v of %d kernels", rep.Counts, rep.Kernels)
+	}
+}
+
+// TestStall: a kernel that never ends is given up after -timeout and the
+// next kernel runs in a fresh worker.
+func TestStall(t *testing.T) {
+	t.Setenv("LOOMDIFF_TEST_AS_COMMAND", "1")
+	var out, errs bytes.Buffer
+	if code := run([]string{"-json", "-cpu-only", "-timeout", "3s", "testdata/stall"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2 || rep.Results[0].Status != Skipped || !strings.HasPrefix(rep.Results[0].Detail, "timed out after 3s") ||
+		rep.Results[1].Status != Checked {
+		t.Fatalf("results %+v", rep.Results)
 	}
 }
 
