@@ -109,4 +109,3 @@ kernel.def export("sample") @sample() {
 	}
 	return float64(bytesI32(dst)[0]), nil
 }
-
