@@ -98,5 +98,9 @@ func RunPTX(ctx *hip.Context, s *hip.Stream, e Entry, args []interp.Arg, l inter
 			return nil, fmt.Errorf("%w: readback: %w", ErrDeviceFault, err)
 		}
 	}
+	// The copies are queued: out is valid once the stream has passed them.
+	if err := s.Synchronize(); err != nil {
+		return nil, fmt.Errorf("%w: readback: %w", ErrDeviceFault, err)
+	}
 	return out, nil
 }
