@@ -232,11 +232,11 @@ func genKernel(data []byte, perGroup bool) string {
 				w("%s = vector.extract %s[%s] : vector<4xf32> -> f32", e, r, pick([]string{"%c0", "%c1"}))
 				flts = append(flts, e)
 			case 25:
-				// Bit packing and integer dots (the shared lowering,
-				// loom.Lower): two words as lanes, one lane kept.
+				// Bit packing, integer dots and lane moves (the shared
+				// lowering, loom.Lower): two words as lanes, one lane kept.
 				v, x, r, e := fresh(), fresh(), fresh(), fresh()
 				w("%s = vector.from_elements %s, %s : i32, i32 -> vector<2xi32>", v, pick(ints), pick(ints))
-				switch next() % 6 {
+				switch next() % 8 {
 				case 0:
 					acc := fresh()
 					w("%s = vector.bitcast %s : vector<2xi32> to vector<8xi8>", x, v)
@@ -253,6 +253,23 @@ func genKernel(data []byte, perGroup bool) string {
 					wd := []int{4, 8, 16}[next()%3]
 					w("%s = vector.bitunpack%s<%d> %s : vector<2xi32> -> vector<%dxi32>", x, []string{"u", "s"}[next()%2], wd, v, 64/wd)
 					w("%s = vector.bitpack<%d> %s : vector<%dxi32> -> vector<2xi32>", r, wd, x, 64/wd)
+				case 6:
+					// Lane moves: split the bytes into even and odd
+					// lanes, interleave them back swapped.
+					y, z, q := fresh(), fresh(), fresh()
+					w("%s = vector.bitcast %s : vector<2xi32> to vector<8xi8>", x, v)
+					w("%s, %s = vector.deinterleave<0> %s : vector<8xi8> -> vector<4xi8>, vector<4xi8>", y, z, x)
+					w("%s = vector.interleave<0> %s, %s : vector<4xi8>, vector<4xi8> -> vector<8xi8>", q, []string{y, z}[next()%2], []string{y, z}[next()%2])
+					w("%s = vector.bitcast %s : vector<8xi8> to vector<2xi32>", r, q)
+				case 7:
+					// Lane moves along either axis of a 2x4 matrix of bytes.
+					y, z, q := fresh(), fresh(), fresh()
+					ax := next() % 2
+					half := []string{"vector<1x4xi8>", "vector<2x2xi8>"}[ax]
+					w("%s = vector.bitcast %s : vector<2xi32> to vector<2x4xi8>", x, v)
+					w("%s, %s = vector.deinterleave<%d> %s : vector<2x4xi8> -> %s, %s", y, z, ax, x, half, half)
+					w("%s = vector.concat<%d> %s, %s : %s, %s -> vector<2x4xi8>", q, ax, []string{y, z}[next()%2], []string{y, z}[next()%2], half, half)
+					w("%s = vector.bitcast %s : vector<2x4xi8> to vector<2xi32>", r, q)
 				default:
 					w("%s = vector.bitcast %s : vector<2xi32> to vector<4xi16>", x, v)
 					w("%s = vector.bitcast %s : vector<4xi16> to vector<2xi32>", r, x)
@@ -387,6 +404,8 @@ func FuzzRun(f *testing.F) {
 	// The shared lowering's ops in the per-group form (kinds 25 and 26).
 	f.Add([]byte{6, 25, 0, 0, 0, 0, 1, 25, 0, 0, 1, 2, 1, 0, 26, 0, 0, 0, 26, 1, 0, 0, 25, 0, 0, 4, 1, 1, 0})
 	f.Add([]byte{5, 25, 0, 0, 2, 5, 7, 1, 1, 25, 0, 0, 3, 4, 5, 0, 26, 2, 1, 0, 0, 0, 25, 0, 0, 5, 1})
+	// Lane moves (kind 25, forms 6 and 7: deinterleave, interleave, concat).
+	f.Add([]byte{5, 25, 0, 0, 6, 1, 0, 0, 25, 0, 0, 7, 1, 0, 1, 1, 25, 0, 0, 7, 0, 1, 1, 0, 20, 4})
 	// Dynamic lane counts and FP8 round trips (kinds 27 and 28).
 	f.Add([]byte{4, 27, 1, 2, 0, 0, 28, 0, 1, 27, 0, 0, 1, 1, 28, 1, 0})
 	// cfg diamonds and back-edge loops at the top level (kind 29).

@@ -172,7 +172,9 @@ func FuzzCompile(f *testing.F) {
 		// Unstructured control flow, structured by the shared lowering.
 		"../testdata/cfg_flow.loom",
 		// Asynchronous copies (cp.async) and index values past 2^31-1.
-		"../testdata/ops_async.loom", "../testdata/ops_index_wide.loom"} {
+		"../testdata/ops_async.loom", "../testdata/ops_index_wide.loom",
+		// Lane moves, block-quantized decode/encode, table quantize.
+		"../testdata/block_quant.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
