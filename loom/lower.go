@@ -93,6 +93,7 @@ func init() {
 		"vector.decode":                   lowerDecode,
 		"vector.encode":                   lowerEncode,
 		"vector.table.quantize":           lowerTableQuantize,
+		"vector.transform":                lowerTransform,
 	}
 }
 

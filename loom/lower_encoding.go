@@ -70,26 +70,14 @@ func (l *lowering) checkPayload(s *blockSchema, p *Type, bits, n int) error {
 
 // schemaParams parses `#name<k=v, …>` into its name and integer params.
 func schemaParams(w string) (string, map[string]int64, bool) {
-	w = strings.TrimSpace(w)
-	if !strings.HasPrefix(w, "#") {
-		return "", nil, false
-	}
-	name, rest, ok := strings.Cut(w[1:], "<")
-	params := map[string]int64{}
-	if !ok {
-		return name, params, true
-	}
-	rest = strings.TrimSuffix(strings.TrimSpace(rest), ">")
-	for _, kv := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64); err == nil {
-			params[strings.TrimSpace(k)] = n
+	name, p, ok := encodingParams(w)
+	ints := map[string]int64{}
+	for k, v := range p {
+		if n, err := strconv.ParseInt(v, 0, 64); err == nil {
+			ints[k] = n
 		}
 	}
-	return name, params, true
+	return name, ints, ok
 }
 
 // blockSchemaOf resolves op's schema operand (operand 1) to an

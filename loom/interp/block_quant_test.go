@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"testing"
 
 	"github.com/x448/float16"
@@ -148,7 +149,7 @@ func encodeRef(xs []float32, s float32) (q8, q4 []byte) {
 	}
 	q4 = make([]byte, len(xs)/2)
 	for j, x := range xs {
-		y := x * id
+		y := float32(x * id) // rounded before the +8.5, as the kernel does
 		c8 := math.Max(-128, math.Min(127, math.Round(float64(y))))
 		c4 := math.Max(0, math.Min(15, math.Floor(float64(y+8.5))))
 		if y != y {
@@ -222,6 +223,88 @@ func TestTableQuantize(t *testing.T) {
 			}
 			if g := dst[16*i+8+j]; g != up {
 				t.Fatalf("item %d lane %d (%g) tie=upper: got %d, want %d", i, j, x, g, up)
+			}
+		}
+	}
+}
+
+// hadamardRef is Loom's reference Walsh–Hadamard transform of y: out[i] is
+// the f32 sum, left to right, of y[j] negated where popcount(i&j) is odd.
+func hadamardRef(y []float32) []float32 {
+	out := make([]float32, len(y))
+	for i := range out {
+		for j, v := range y {
+			if bits.OnesCount(uint(i&j))%2 == 1 {
+				v = -v
+			}
+			if j == 0 {
+				out[i] = v
+			} else {
+				out[i] += v
+			}
+		}
+	}
+	return out
+}
+
+// splitMixSign is the low bit of SplitMix64(seed + lane).
+func splitMixSign(seed, lane uint64) bool {
+	z := seed + lane + 0x9E3779B97F4A7C15
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	z ^= z >> 31
+	return z&1 != 0
+}
+
+func TestTransform(t *testing.T) {
+	const n = 40
+	xs := ramp(8*n, 17, 4)
+	ws := opsWords(8 * n)
+	mat := ramp(24, 23, 1)
+	r := compileRun(t, corpus(t, "block_quant.loom"), "transform", Options{})
+	dst := make([]byte, 4*43*n)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(i32bytes(ws)), buf(f32bytes(mat)), buf(dst))
+	got := bytesF32(dst)
+	perm := []int{3, 0, 7, 1, 6, 2, 5, 4}
+	for i := 0; i < n; i++ {
+		x := xs[8*i : 8*i+8]
+		signed, seeded, gathered := make([]float32, 8), make([]float32, 8), make([]float32, 8)
+		for j, v := range x {
+			signed[j], seeded[j] = v, v
+			if ws[8*i+j]&1 != 0 {
+				signed[j] = -v
+			}
+			if splitMixSign(uint64(i), uint64(j)) {
+				seeded[j] = -v
+			}
+		}
+		for k, p := range perm {
+			gathered[k] = signed[p]
+		}
+		var want []float32
+		want = append(want, hadamardRef(x)...)
+		for _, row := range [][]float32{x[:4], x[4:]} {
+			for _, v := range hadamardRef(row) {
+				want = append(want, v*float32(0.5))
+			}
+		}
+		want = append(want, hadamardRef(signed)...)
+		want = append(want, hadamardRef(seeded)...)
+		want = append(want, hadamardRef(gathered)...)
+		for r := 0; r < 3; r++ {
+			var acc float32
+			for j, v := range x {
+				if p := float32(mat[8*r+j] * v); j == 0 {
+					acc = p
+				} else {
+					acc += p
+				}
+			}
+			want = append(want, acc)
+		}
+		for k, w := range want {
+			if g := got[43*i+k]; math.Float32bits(g) != math.Float32bits(w) {
+				t.Fatalf("item %d output %d: got %g, want %g", i, k, g, w)
 			}
 		}
 	}

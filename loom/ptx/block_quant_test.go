@@ -19,6 +19,7 @@ func TestBlockQuantCompiles(t *testing.T) {
 		"decode":         {"cvt.rn.f32.s32", "mul.rn.f32", "cvt.rn.f16.f32"},
 		"encode":         {"div.rn.f32", "cvt.rzi.s32.f32", "max.f32", "min.f32"},
 		"table_quantize": {"setp."},
+		"transform":      {"neg.f32", "add.rn.f32", "mul.rn.f32"},
 	}
 	for _, kd := range m.Kernels {
 		k, err := Compile([]*loom.Module{m}, kd.Export, Options{})
