@@ -247,8 +247,10 @@ func FragmentUnsigned(t *Type) bool {
 // DenseStorage reports whether op is an encoding.define of a physical
 // storage encoding with a dense row-major layout
 // (`#physical_storage<layout=#dense, schema=…>`, as matrix-operand views
-// use): views with it address memory as #dense ones do, and the schema only
-// says how fragment loads read the elements (FragmentUnsigned).
+// use, or `#physical_storage {layout = %dense, schema = %s}` with %dense a
+// dense layout value, as block-quantized byte views use): views with it
+// address memory as #dense ones do, and the schema only says how fragment
+// loads (FragmentUnsigned) or vector.decode read the elements.
 //
 // It also holds for the address layouts that are dense row-major:
 // encoding.layout.dense, encoding.layout.assume.dense (a fact stating it),
@@ -259,7 +261,27 @@ func DenseStorage(op *Op) bool {
 	}
 	switch op.Name {
 	case "encoding.define":
-		return len(op.Words) == 1 && strings.HasPrefix(op.Words[0], "#physical_storage<layout=#dense,")
+		if len(op.Words) != 1 {
+			return false
+		}
+		if strings.HasPrefix(op.Words[0], "#physical_storage<layout=#dense,") {
+			return true
+		}
+		// `#physical_storage {layout = %l : encoding<layout>, schema = …}`:
+		// dense when %l is.
+		if strings.TrimSpace(op.Words[0]) != "#physical_storage" {
+			return false
+		}
+		a := op.Attr("layout")
+		if a == nil {
+			return false
+		}
+		for _, o := range op.Operands {
+			if "%"+o.Name == a.Value.Text && o.Value != nil && o.Value.Def != op {
+				return DenseStorage(o.Value.Def)
+			}
+		}
+		return false
 	case "encoding.layout.dense", "encoding.layout.assume.dense":
 		return true
 	case "encoding.layout.assume.strided":

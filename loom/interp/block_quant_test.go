@@ -309,3 +309,30 @@ func TestTransform(t *testing.T) {
 		}
 	}
 }
+
+// TestGGMLBlocks decodes whole ggml blocks (scale bytes first) read
+// through #physical_storage byte views.
+func TestGGMLBlocks(t *testing.T) {
+	const n = 50
+	raw := i32bytes(opsWords(13 * n))
+	scales := quantScales(2 * n)
+	b8, b4 := make([]byte, 34*n), make([]byte, 18*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint16(b8[34*i:], scales[2*i])
+		copy(b8[34*i+2:34*i+34], raw[52*i:])
+		binary.LittleEndian.PutUint16(b4[18*i:], scales[2*i+1])
+		copy(b4[18*i+2:18*i+18], raw[52*i+32:])
+	}
+	r := compileRun(t, corpus(t, "block_quant.loom"), "ggml_blocks", Options{})
+	dst := make([]byte, 4*64*n)
+	r.run(wl(n), idx(n), buf(b8), buf(b4), buf(dst))
+	got := bytesF32(dst)
+	for i := 0; i < n; i++ {
+		want := append(q8Ref(b8[34*i+2:34*i+34], f16f(scales[2*i])), q4Ref(b4[18*i+2:18*i+18], f16f(scales[2*i+1]))...)
+		for j, w := range want {
+			if g := got[64*i+j]; math.Float32bits(g) != math.Float32bits(w) {
+				t.Fatalf("item %d value %d: got %g, want %g", i, j, g, w)
+			}
+		}
+	}
+}

@@ -20,6 +20,7 @@ func TestBlockQuantCompiles(t *testing.T) {
 		"encode":         {"div.rn.f32", "cvt.rzi.s32.f32", "max.f32", "min.f32"},
 		"table_quantize": {"setp."},
 		"transform":      {"neg.f32", "add.rn.f32", "mul.rn.f32"},
+		"ggml_blocks":    {"ld.global.s8", "cvt.f32.f16", "mul.rn.f32"},
 	}
 	for _, kd := range m.Kernels {
 		k, err := Compile([]*loom.Module{m}, kd.Export, Options{})
