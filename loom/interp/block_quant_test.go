@@ -336,3 +336,45 @@ func TestGGMLBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockRoundTrip encodes and decodes blocks with the scales ggml's
+// quantizers choose (q8_0: amax/127; q4_0: the value of largest magnitude
+// over −8, both rounded to f16): every value comes back within half a
+// scale step, plus how far the f16-rounded scale leaves it outside the
+// representable range.
+func TestBlockRoundTrip(t *testing.T) {
+	const n = 60
+	xs := ramp(32*n, 29, 5)
+	scales := make([]uint16, 2*n)
+	for i := 0; i < n; i++ {
+		var amax, vmax float32
+		for _, x := range xs[32*i : 32*i+32] {
+			if a := float32(math.Abs(float64(x))); a > amax {
+				amax, vmax = a, x
+			}
+		}
+		scales[2*i] = float16.Fromfloat32(amax / 127).Bits()
+		scales[2*i+1] = float16.Fromfloat32(vmax / -8).Bits()
+	}
+	r := compileRun(t, corpus(t, "block_quant.loom"), "roundtrip", Options{})
+	dst := make([]byte, 4*64*n)
+	r.run(wl(n), idx(n), buf(f32bytes(xs)), buf(f16bytes(scales)), buf(dst))
+	got := bytesF32(dst)
+	worst := [2]float64{}
+	for i := 0; i < n; i++ {
+		for q, lim := range [][2]float64{{-128, 127}, {-8, 7}} {
+			d := math.Abs(float64(f16f(scales[2*i+q])))
+			for j, x := range xs[32*i : 32*i+32] {
+				s := float64(f16f(scales[2*i+q]))
+				lo, hi := math.Min(lim[0]*s, lim[1]*s), math.Max(lim[0]*s, lim[1]*s)
+				out := math.Max(0, math.Max(lo-float64(x), float64(x)-hi))
+				e := math.Abs(float64(got[64*i+32*q+j]) - float64(x))
+				if e > d/2*(1+1e-6)+out {
+					t.Fatalf("item %d %s value %d: %g came back as %g (scale %g)", i, []string{"q8_0", "q4_0"}[q], j, x, got[64*i+32*q+j], s)
+				}
+				worst[q] = math.Max(worst[q], (e-out)/d)
+			}
+		}
+	}
+	t.Logf("largest error in scale steps: q8_0 %.4f, q4_0 %.4f", worst[0], worst[1])
+}

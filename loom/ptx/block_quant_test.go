@@ -21,6 +21,7 @@ func TestBlockQuantCompiles(t *testing.T) {
 		"table_quantize": {"setp."},
 		"transform":      {"neg.f32", "add.rn.f32", "mul.rn.f32"},
 		"ggml_blocks":    {"ld.global.s8", "cvt.f32.f16", "mul.rn.f32"},
+		"roundtrip":      {"div.rn.f32", "cvt.rn.f32.s32"},
 	}
 	for _, kd := range m.Kernels {
 		k, err := Compile([]*loom.Module{m}, kd.Export, Options{})
