@@ -232,6 +232,61 @@ func (l *lowering) checkEncoded(op *Op, decode bool) (*encoded, error) {
 	return &encoded{s: s, payload: payload, n: n, scales: scales}, nil
 }
 
+// decodeCodes returns the n signed codes of a payload as vector<nxi32>:
+// q8_0 bytes sign-extended, q4_0 nibbles in ggml order minus 8. A 1-D byte
+// payload is widened and split by whole-vector ops (one op for all lanes
+// on the CPU executor); other payloads field by field.
+func (l *lowering) decodeCodes(s *blockSchema, payload *Value, n int) (*Value, error) {
+	vt := vectorOf(n, typeOfBits(32))
+	pt := payload.Type
+	bytes := pt.Kind == TypeVector && len(pt.Dims) == 1 && elemType(pt).Bits == 8
+	var codes []*Value
+	switch {
+	case bytes && s.bits == 8:
+		return l.resizeInt(payload, 32, true), nil
+	case bytes:
+		p := l.resizeInt(payload, 32, false)
+		lo, err := l.lanes(l.bin("andi", p, l.intConst(p.Type, 15)))
+		if err != nil {
+			return nil, err
+		}
+		hi, _ := l.lanes(l.bin("shrui", p, l.intConst(p.Type, 4)))
+		codes = make([]*Value, n)
+		for i := range codes {
+			f := nibbleOrder(i, n, s.block)
+			codes[i] = [2][]*Value{lo, hi}[f%2][f/2]
+		}
+	default:
+		pl, err := l.lanes(payload)
+		if err != nil {
+			return nil, err
+		}
+		pb := elemType(pt).Bits
+		if s.bits == 8 {
+			return l.build(vt, l.unpack(pl, pb, 8, n, 32, true)), nil
+		}
+		fields := l.unpack(pl, pb, 4, n, 32, false)
+		codes = make([]*Value, n)
+		for i := range codes {
+			codes[i] = fields[nibbleOrder(i, n, s.block)]
+		}
+	}
+	cv := l.build(vt, codes)
+	return l.bin("subi", cv, l.intConst(vt, 8)), nil
+}
+
+// scaleVector is the per-element scales as vector<nxf32>: a splat when
+// one block covers them.
+func (l *lowering) scaleVector(scales []*Value) *Value {
+	vt := vectorOf(len(scales), lowerF32)
+	for _, s := range scales {
+		if s != scales[0] {
+			return l.build(vt, scales)
+		}
+	}
+	return l.emit("vector.splat", "", []*Value{scales[0]}, []*Type{vt}, nil, vt)
+}
+
 // lowerDecode rewrites vector.decode of a block-quantized payload into
 // bit extracts, an integer-to-float conversion and a multiply by the
 // block's scale.
@@ -242,35 +297,12 @@ func lowerDecode(l *lowering, op *Op) (bool, error) {
 	}
 	s, n, scales, res := e.s, e.n, e.scales, op.ResultTypes[0]
 	payload := op.Operands[0].Value
-	pb := elemType(payload.Type).Bits
-	pl, err := l.lanes(payload)
+	cv, err := l.decodeCodes(s, payload, n)
 	if err != nil {
 		return true, err
 	}
-	var codes []*Value // signed codes as i32
-	if s.bits == 8 {
-		if pb == 8 {
-			codes = make([]*Value, n)
-			for i, b := range pl {
-				codes[i] = l.resizeInt(b, 32, true)
-			}
-		} else {
-			codes = l.unpack(pl, pb, 8, n, 32, true)
-		}
-	} else {
-		fields := l.unpack(pl, pb, 4, n, 32, false)
-		codes = make([]*Value, n)
-		for i := range codes {
-			codes[i] = fields[nibbleOrder(i, n, s.block)]
-		}
-	}
-	cv := l.build(vectorOf(n, typeOfBits(32)), codes)
-	if s.bits == 4 {
-		cv = l.bin("subi", cv, l.intConst(cv.Type, 8))
-	}
 	f := l.cast("sitofp", cv, vectorOf(n, lowerF32))
-	sc := l.build(vectorOf(n, lowerF32), scales)
-	v := l.bin("mulf", f, sc)
+	v := l.bin("mulf", f, l.scaleVector(scales))
 	// A narrower result rounds the exact f32 product once.
 	v = l.resizeFloat(v, withElem(vectorOf(n, lowerF32), elemType(res)))
 	if _, shape, _ := staticLanes(res); len(shape) != 1 {
@@ -300,7 +332,7 @@ func lowerEncode(l *lowering, op *Op) (bool, error) {
 		xl[i] = l.resizeFloat(x, lowerF32)
 	}
 	x := l.build(vt, xl)
-	sc := l.build(vt, scales)
+	sc := l.scaleVector(scales)
 	zero := l.floatConst(vt, 0)
 	id := l.sel(l.cmp("cmpf", "oeq", sc, zero), zero, l.bin("divf", l.floatConst(vt, 1), sc))
 	y := l.bin("mulf", x, id)
