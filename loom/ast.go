@@ -275,6 +275,10 @@ type Op struct {
 	// without op-specific structure; Operands then lists every SSA use
 	// found in it and Results its definitions.
 	Opaque bool
+	// Refused is set by Lower on an op it leaves to the backends as
+	// opaque, with why it has no rewrite for this form (an encoding family
+	// it does not know); a backend reaching the op refuses it with this.
+	Refused string
 	// Doc is the text of the // comment lines directly above the op.
 	Doc string
 	// LaunchWorkload is, for kernel.launch, how many leading Operands are

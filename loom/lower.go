@@ -270,6 +270,13 @@ func (l *lowering) region(r *Region) *Region {
 		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.") || strings.HasPrefix(op.Name, "kernel.async.") || op.Name == "encoding.define") {
 			l.out, l.cur = nil, nop
 			ok, err := rule(l, nop)
+			if r, isRefusal := err.(refusal); isRefusal {
+				// Left for the backends to refuse where they reach it: a
+				// function nothing calls keeps compiling.
+				c := *nop
+				c.Opaque, c.Refused = true, r.msg
+				ok, err, l.out = true, nil, []*Op{&c}
+			}
 			if err != nil {
 				var e *Error
 				if le, isErr := err.(*Error); isErr {
@@ -302,6 +309,18 @@ func (l *lowering) region(r *Region) *Region {
 	nr := *r
 	nr.Ops = ops
 	return &nr
+}
+
+// refusal is a rule's verdict that it has no rewrite for an op's form (an
+// encoding family it does not know, a schema it cannot see): the op is
+// kept, marked Refused, and refused by a backend that compiles it.
+type refusal struct{ msg string }
+
+func (r refusal) Error() string { return r.msg }
+
+// refuse is a refusal of the op being rewritten.
+func (l *lowering) refuse(format string, args ...any) error {
+	return refusal{msg: fmt.Sprintf("%s: ", l.cur.Name) + fmt.Sprintf(format, args...)}
 }
 
 // errorf is an error at the position of the op being rewritten.

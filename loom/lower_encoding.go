@@ -88,7 +88,7 @@ func (l *lowering) blockSchemaOf(op *Op) (*blockSchema, error) {
 	}
 	d := op.Operands[1].Value.Def
 	if d == nil || d.Name != "encoding.define" || len(d.Words) != 1 {
-		return nil, l.errorf("schema %%%s is not an encoding.define in scope (the shared lowering needs the schema's family)", op.Operands[1].Name)
+		return nil, l.refuse("schema %%%s is not an encoding.define in scope (the shared lowering needs the schema's family)", op.Operands[1].Name)
 	}
 	name, p, ok := schemaParams(d.Words[0])
 	if !ok {
@@ -105,7 +105,7 @@ func (l *lowering) blockSchemaOf(op *Op) (*blockSchema, error) {
 	case "ggml_q4_0":
 		s.bits, want = 4, s.block/2+2
 	default:
-		return nil, l.errorf("schema #%s has no shared lowering (supported: #ggml_q8_0, #ggml_q4_0)", name)
+		return nil, l.refuse("schema #%s has no shared lowering (supported: #ggml_q8_0, #ggml_q4_0)", name)
 	}
 	sb, ok := p["storage_bytes"]
 	if !ok {
@@ -216,7 +216,7 @@ func (l *lowering) checkEncoded(op *Op, decode bool) (*encoded, error) {
 	n, _, okn := staticLanes(values)
 	pn, _, okp := staticLanes(payload)
 	if !okn || !okp {
-		return nil, l.errorf("dynamic lane count (%s, %s)", payload, values)
+		return nil, l.refuse("dynamic lane count (%s, %s) (the shared lowering needs static lanes)", payload, values)
 	}
 	if err := l.checkPayload(s, payload, pn*elemType(payload).Bits, n); err != nil {
 		return nil, err

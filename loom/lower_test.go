@@ -84,10 +84,8 @@ func TestLowerErrors(t *testing.T) {
 		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.concat<0> %v, %v : vector<4xi8>, vector<4xi8> -> vector<9xi8>", "inputs give 8 lanes along axis 0"},
 		{"%v = vector.splat %x : vector<4xi8>\n  %w = vector.interleave<1> %v, %v : vector<4xi8>, vector<4xi8> -> vector<8xi8>", "axis 1 outside"},
 		{"%v = vector.splat %x : vector<4xi8>\n  %a, %b = vector.deinterleave<0> %v : vector<4xi8> -> vector<2xi8>, vector<3xi8>", "must halve axis 0"},
-		{"%s = encoding.define #ggml_q6_k<block_elems=256, storage_bytes=210> : encoding<schema>\n  %v = vector.splat %x : vector<4xi8>\n  %c = vector.constant 0.5 : vector<1xf16>\n  %d = vector.decode %v using %s {scale = %c : vector<1xf16>} : vector<4xi8>, encoding<schema> -> vector<4xf32>", "#ggml_q6_k has no shared lowering"},
 		{"%s = encoding.define #ggml_q4_0<block_elems=32, storage_bytes=18> : encoding<schema>\n  %v = vector.splat %x : vector<4xi8>\n  %c = vector.constant 0.5 : vector<1xf16>\n  %d = vector.decode %v using %s {scale = %c : vector<1xf16>} : vector<4xi8>, encoding<schema> -> vector<4xf32>", "holds 32 bits"},
 		{"%s = encoding.define #ggml_q8_0<block_elems=32, storage_bytes=34> : encoding<schema>\n  %v = vector.splat %x : vector<4xi8>\n  %d = vector.decode %v using %s : vector<4xi8>, encoding<schema> -> vector<4xf32>", "needs a `{scale"},
-		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"whitening\", input_elems=4, output_elems=4> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "family \"whitening\" has no shared lowering"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"hadamard_sign\", input_elems=4, output_elems=4> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "exactly one of signs or seed"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"hadamard\", input_elems=8, output_elems=8> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "input_elems=8, but the source's last axis has 4"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %q = vector.table.quantize %v, %v {nan = zero} : vector<4xf32>, vector<4xf32> -> vector<4xi8>", "needs tie = lower or upper"},
@@ -100,6 +98,32 @@ func TestLowerErrors(t *testing.T) {
 		_, err = Lower([]*Module{m}, LowerOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "e.loom:") || !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: got %v, want a positioned ErrInvalid containing %q", c.body, err, c.want)
+		}
+	}
+}
+
+// TestLowerLeavesRefusedOps: an encoding the pass has no rewrite for keeps
+// its op, marked Refused for a backend that reaches it.
+func TestLowerLeavesRefusedOps(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"%s = encoding.define #ggml_q6_k<block_elems=256, storage_bytes=210> : encoding<schema>\n  %v = vector.splat %x : vector<4xi8>\n  %c = vector.constant 0.5 : vector<1xf16>\n  %d = vector.decode %v using %s {scale = %c : vector<1xf16>} : vector<4xi8>, encoding<schema> -> vector<4xf32>", "vector.decode: schema #ggml_q6_k has no shared lowering"},
+		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"whitening\", input_elems=4, output_elems=4> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "family \"whitening\" has no shared lowering"},
+	} {
+		src := "kernel.def export(\"k\") @k() {\n  %c1 = index.constant 1 : index\n  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index\n} launch(%x: i8) {\n  " + c.body + "\n  kernel.return\n}\n"
+		m, err := ParseFile("e.loom", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Lower([]*Module{m}, LowerOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.want, err)
+		}
+		found := false
+		for _, op := range out[0].Kernels[0].Body.Ops {
+			found = found || op.Opaque && strings.Contains(op.Refused, c.want)
+		}
+		if !found {
+			t.Errorf("no op refused with %q:\n%s", c.want, Dump(out[0]))
 		}
 	}
 }

@@ -56,11 +56,11 @@ func (l *lowering) transformOf(op *Op) (*transformDesc, error) {
 	}
 	d := op.Operands[1].Value.Def
 	if d == nil || d.Name != "encoding.define" || len(d.Words) != 1 {
-		return nil, l.errorf("transform %%%s is not an encoding.define in scope (the shared lowering needs its family)", op.Operands[1].Name)
+		return nil, l.refuse("transform %%%s is not an encoding.define in scope (the shared lowering needs its family)", op.Operands[1].Name)
 	}
 	name, p, ok := encodingParams(d.Words[0])
 	if !ok || name != "numeric_transform" {
-		return nil, l.errorf("transform %%%s is %s, not a #numeric_transform", op.Operands[1].Name, d.Words[0])
+		return nil, l.refuse("transform %%%s is %s, not a #numeric_transform", op.Operands[1].Name, d.Words[0])
 	}
 	t := &transformDesc{params: p, dynamic: map[string]*Value{}}
 	for _, a := range d.Attrs {
@@ -151,7 +151,7 @@ func lowerTransform(l *lowering, op *Op) (bool, error) {
 			return r, nil
 		}
 	default:
-		return true, l.errorf("#numeric_transform family %q has no shared lowering (hadamard, hadamard_sign, sign_permute_hadamard, jl_dense)", family)
+		return true, l.refuse("#numeric_transform family %q has no shared lowering (hadamard, hadamard_sign, sign_permute_hadamard, jl_dense)", family)
 	}
 	var outLanes []*Value
 	for r := 0; r < len(lanes)/in; r++ {

@@ -450,6 +450,9 @@ func (c *compiler) op(b *block, op *loom.Op, last bool) (instr, error) {
 	if loom.LayoutOnly(op) {
 		return nil, nil // only view types use it (loom.DenseLayout)
 	}
+	if op.Refused != "" {
+		return nil, compileErr(op.Pos, ErrUnsupported, "%s", op.Refused)
+	}
 	if op.Opaque {
 		return nil, compileErr(op.Pos, ErrUnsupported, "op %s is not supported by the CPU executor", op.Name)
 	}

@@ -415,6 +415,9 @@ func (e *emitter) op(op *loom.Op) error {
 	if loom.LayoutOnly(op) {
 		return nil // only view types use it (loom.DenseLayout)
 	}
+	if op.Refused != "" {
+		return unsupported(op, "%s", op.Refused)
+	}
 	if isAsyncOp(op.Name) {
 		return e.async(op)
 	}
