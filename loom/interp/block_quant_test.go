@@ -397,44 +397,16 @@ func BenchmarkBlockDecode(b *testing.B) {
 	}
 }
 
-// refusedSrc has a function nothing calls that decodes with a schema it
-// takes as a parameter, a kernel that does not use it, and a kernel
-// decoding a #ggml_q6_k block, which the shared lowering has no rewrite
-// for.
-const refusedSrc = `
-func.def @unused(%payload: vector<4xi32>, %schema: encoding<schema>) -> (vector<32xf16>) {
-  %values = vector.decode %payload using %schema : vector<4xi32>, encoding<schema> -> vector<32xf16>
-  func.return %values : vector<32xf16>
-}
-kernel.def export("plain") @plain() {
-  %c1 = index.constant 1 : index
-  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
-} launch(%x: f32) {
-  %y = scalar.addf %x, %x : f32
-  kernel.return
-}
-kernel.def export("q6k") @q6k() {
-  %c1 = index.constant 1 : index
-  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
-} launch(%x: i8) {
-  %s = encoding.define #ggml_q6_k<block_elems=256, storage_bytes=210> : encoding<schema>
-  %v = vector.splat %x : vector<4xi8>
-  %c = vector.constant 0.5 : vector<1xf16>
-  %d = vector.decode %v using %s {scale = %c : vector<1xf16>} : vector<4xi8>, encoding<schema> -> vector<4xf32>
-  kernel.return
-}
-`
-
 // TestRefusedEncodingsWhereReached: an encoding the shared lowering does
 // not know is refused, with its reason and position, by a kernel that
 // reaches it, and does not stop other kernels of the module compiling.
 func TestRefusedEncodingsWhereReached(t *testing.T) {
-	m := parseSrc(t, refusedSrc)
+	m := corpus(t, "refused/encoding.loom")
 	if _, err := Compile([]*loom.Module{m}, "plain", Options{}); err != nil {
 		t.Fatalf("plain: %v", err)
 	}
 	_, err := Compile([]*loom.Module{m}, "q6k", Options{})
-	if err == nil || !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), ":20:3: vector.decode: schema #ggml_q6_k has no shared lowering") {
+	if err == nil || !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "encoding.loom:23:3: vector.decode: schema #ggml_q6_k has no shared lowering") {
 		t.Fatalf("q6k: got %v, want a positioned refusal of #ggml_q6_k", err)
 	}
 }
