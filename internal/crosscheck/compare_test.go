@@ -36,9 +36,28 @@ func oneBuffer(el *loom.Type, acc Accuracy) *Case {
 var (
 	f32  = &loom.Type{Kind: loom.TypeFloat, Name: "f32", Bits: 32}
 	f16  = &loom.Type{Kind: loom.TypeFloat, Name: "f16", Bits: 16}
+	bf16 = &loom.Type{Kind: loom.TypeFloat, Name: "bf16", Bits: 16}
+	f64  = &loom.Type{Kind: loom.TypeFloat, Name: "f64", Bits: 64}
+	i8   = &loom.Type{Kind: loom.TypeInt, Name: "i8", Bits: 8}
 	i32  = &loom.Type{Kind: loom.TypeInt, Name: "i32", Bits: 32}
 	ulp1 = float32(math.Nextafter32(1, 2) - 1)
 )
+
+func f64s(vs ...float64) []byte {
+	b := make([]byte, 8*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	}
+	return b
+}
+
+func u16s(vs ...uint16) []byte {
+	b := make([]byte, 2*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint16(b[2*i:], v)
+	}
+	return b
+}
 
 func TestCompare(t *testing.T) {
 	nan1 := math.Float32frombits(0x7fc00001)
@@ -67,6 +86,23 @@ func TestCompare(t *testing.T) {
 		{"integers bit for bit", i32, inexact, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, []byte{1, 0, 0, 0, 9, 0, 0, 0, 4, 0, 0, 0}, "%out[1] (i32): cpu 0x00000009, gpu 0x00000002; 2 elements differ"},
 		{"unknown elements as bytes", nil, Accuracy{}, []byte{1, 2, 3}, []byte{1, 2, 4}, "%out[2] (bytes): cpu 0x04, gpu 0x03"},
 		{"lengths", f32, Accuracy{}, f32s(1), f32s(1, 2), "8 bytes"},
+		{"first differing element and the count", f32, Accuracy{}, f32s(1, 2, 5, 4, 7), f32s(1, 2, 3, 4, 6), "%out[2] (f32): cpu 3 (0x40400000), gpu 5 (0x40a00000); 2 elements differ"},
+		{"signed zeros agree within a bound", f32, inexact, f32s(float32(math.Copysign(0, -1))), f32s(0), ""},
+		{"infinities agree", f32, inexact, f32s(float32(math.Inf(-1))), f32s(float32(math.Inf(-1))), ""},
+		{"infinity against the largest float", f32, inexact, f32s(float32(math.Inf(1))), f32s(math.MaxFloat32), "%out[0]"},
+		{"past the bound below magnitude one", f32, inexact, f32s(13 * 2 * ulp1 / 2), f32s(0), "(13 ulp)"},
+		{"f64 ulps are f64 ulps", f64, Accuracy{ULPs: 2}, f64s(1 + 0x1p-51, 1 + 0x1p-49), f64s(1, 1), "%out[1] (f64): cpu 1 (0x3ff0000000000000), gpu 1.0000000000000018 (0x3ff0000000000008) (8 ulp); 1 elements differ"},
+		{"f16 signed zeros differ when exact", f16, Accuracy{}, u16s(0x8000), u16s(0), "%out[0] (f16): cpu 0 (0x0000), gpu -0 (0x8000)"},
+		{"f16 NaN payloads", f16, Accuracy{}, u16s(0x7e01, 0xfc01), u16s(0x7e00, 0x7c02), ""},
+		{"f16 NaN against infinity", f16, inexact, u16s(0x7e00), u16s(0x7c00), "%out[0] (f16)"},
+		{"bf16: one rounding either way", bf16, inexact, halfs(bf16, 1+1.0/128), halfs(bf16, 1), ""},
+		{"bf16: two roundings off", bf16, inexact, halfs(bf16, 1+2.0/128), halfs(bf16, 1), "%out[0] (bf16): cpu 1 (0x3f80), gpu 1.015625 (0x3f82)"},
+		{"bf16 exact", bf16, Accuracy{}, halfs(bf16, 1+1.0/128), halfs(bf16, 1), "%out[0] (bf16)"},
+		{"bf16 NaN payloads", bf16, Accuracy{}, u16s(0x7fc1), u16s(0xffc0), ""},
+		{"half accumulators allow more roundings", f16, Accuracy{ULPs: 12, HalfULPs: 64}, halfs(f16, 1+60.0/1024), halfs(f16, 1), ""},
+		{"f8 bit for bit", &loom.Type{Kind: loom.TypeFloat, Name: "f8E4M3FN", Bits: 8}, inexact, []byte{0x38, 0x39}, []byte{0x38, 0x38}, "%out[1] (f8E4M3FN): cpu 0x38, gpu 0x39; 1 elements differ"},
+		{"i8 elements", i8, Accuracy{}, []byte{1, 0xff}, []byte{1, 0xfe}, "%out[1] (i8): cpu 0xfe, gpu 0xff; 1 elements differ"},
+		{"a tail shorter than an element", i32, Accuracy{}, []byte{1, 0, 0, 0, 7}, []byte{1, 0, 0, 0, 8}, "%out[4] (bytes): cpu 0x08, gpu 0x07"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := Compare(oneBuffer(c.el, c.acc), 0, c.got, c.want)

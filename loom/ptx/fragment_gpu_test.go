@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/crosscheck"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -43,7 +44,7 @@ func exactFill(c *kcase, seed uint32) {
 			}
 		}
 	}
-	c.inexact, c.tensor = false, false
+	c.acc = crosscheck.Accuracy{}
 }
 
 // TestFragmentPTX checks how fragments lower: tensor-core instructions for
@@ -139,8 +140,8 @@ func TestGPUFragments(t *testing.T) {
 					if got[j] == nil {
 						continue
 					}
-					if err := compare(c, j, got[j], want[j], 0); err != nil {
-						t.Errorf("buffer %%%s: %v", kd.Launch[j].Name, err)
+					if err := compare(c, j, got[j], want[j]); err != nil {
+						t.Error(err)
 					}
 				}
 			})
