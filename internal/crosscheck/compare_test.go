@@ -91,7 +91,7 @@ func TestCompare(t *testing.T) {
 		{"infinities agree", f32, inexact, f32s(float32(math.Inf(-1))), f32s(float32(math.Inf(-1))), ""},
 		{"infinity against the largest float", f32, inexact, f32s(float32(math.Inf(1))), f32s(math.MaxFloat32), "%out[0]"},
 		{"past the bound below magnitude one", f32, inexact, f32s(13 * 2 * ulp1 / 2), f32s(0), "(13 ulp)"},
-		{"f64 ulps are f64 ulps", f64, Accuracy{ULPs: 2}, f64s(1 + 0x1p-51, 1 + 0x1p-49), f64s(1, 1), "%out[1] (f64): cpu 1 (0x3ff0000000000000), gpu 1.0000000000000018 (0x3ff0000000000008) (8 ulp); 1 elements differ"},
+		{"f64 ulps are f64 ulps", f64, Accuracy{ULPs: 2}, f64s(1+0x1p-51, 1+0x1p-49), f64s(1, 1), "%out[1] (f64): cpu 1 (0x3ff0000000000000), gpu 1.0000000000000018 (0x3ff0000000000008) (8 ulp); 1 elements differ"},
 		{"f16 signed zeros differ when exact", f16, Accuracy{}, u16s(0x8000), u16s(0), "%out[0] (f16): cpu 0 (0x0000), gpu -0 (0x8000)"},
 		{"f16 NaN payloads", f16, Accuracy{}, u16s(0x7e01, 0xfc01), u16s(0x7e00, 0x7c02), ""},
 		{"f16 NaN against infinity", f16, inexact, u16s(0x7e00), u16s(0x7c00), "%out[0] (f16)"},
