@@ -26,7 +26,7 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 	s := benchStream(b)
 	args := NewArgs()
 	for i := 0; i < 1000; i++ {
-		s.Launch(k.empty, Dim3{X: 1}, Dim3{X: 32}, 0, args)
+		s.Launch(k.empty, Dim1(1), Dim1(32), 0, args)
 	}
 	if err := s.Synchronize(); err != nil {
 		b.Fatal(err)
@@ -34,7 +34,7 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := s.Launch(k.empty, Dim3{X: 1}, Dim3{X: 32}, 0, args); err != nil {
+		if err := s.Launch(k.empty, Dim1(1), Dim1(32), 0, args); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -92,7 +92,7 @@ func BenchmarkLaunchSubmit(b *testing.B) {
 			}
 			b.StartTimer()
 		}
-		if err := s.Launch(k.empty, Dim3{X: 1}, Dim3{X: 32}, 0, args); err != nil {
+		if err := s.Launch(k.empty, Dim1(1), Dim1(32), 0, args); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -111,7 +111,7 @@ func BenchmarkLaunchSaxpy(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := s.Launch(k.saxpy, Dim3{X: 1}, Dim3{X: 256}, 0, sc.args); err != nil {
+		if err := s.Launch(k.saxpy, Dim1(1), Dim1(256), 0, sc.args); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -175,7 +175,7 @@ func emptyChain(b *testing.B, c *Context, k testKernels, nodes int) *GraphExec {
 	defer g.Close()
 	var prev []GraphNode
 	for i := 0; i < nodes; i++ {
-		n, err := g.AddKernel(k.empty, Dim3{X: 1}, Dim3{X: 32}, 0, NewArgs(), prev...)
+		n, err := g.AddKernel(k.empty, Dim1(1), Dim1(32), 0, NewArgs(), prev...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func BenchmarkVersusNative(b *testing.B) {
 	b.Run("launch", func(b *testing.B) {
 		versus(b, "launch", 1, native(launchLoop, k.empty.h), func(n int) error {
 			for range n {
-				if err := s.Launch(k.empty, Dim3{X: 1}, Dim3{X: 32}, 0, args); err != nil {
+				if err := s.Launch(k.empty, Dim1(1), Dim1(32), 0, args); err != nil {
 					return err
 				}
 			}

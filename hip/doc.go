@@ -16,7 +16,7 @@
 //	s, err := ctx.NewStream()
 //	args := hip.NewArgs(8, 8, 4, 4)
 //	args.SetPtr(0, x.Ptr()); ...
-//	err = s.Launch(fn, hip.Dim3{X: blocks}, hip.Dim3{X: 256}, 0, args)
+//	err = s.Launch(fn, hip.Dim1(blocks), hip.Dim1(256), 0, args)
 //
 // Threads: the driver keeps the current context per OS thread and Go moves
 // goroutines between threads, so every call that needs a context locks the

@@ -61,7 +61,7 @@ func everyCall(c *Context) error {
 				return err
 			}
 			defer g.Close()
-			n, err := g.AddKernel(f, Dim3{X: 1}, Dim3{X: 32}, 0, args)
+			n, err := g.AddKernel(f, Dim1(1), Dim1(32), 0, args)
 			if err != nil {
 				return err
 			}
@@ -79,7 +79,7 @@ func everyCall(c *Context) error {
 				func() error { return s.CopyDtoD(0x10, 0x20, 16) },
 				func() error { return s.MemsetD8(0x10, 1, 16) },
 				func() error { return s.MemsetD32(0x10, 1, 4) },
-				func() error { return s.Launch(f, Dim3{X: 1}, Dim3{X: 32}, 0, args) },
+				func() error { return s.Launch(f, Dim1(1), Dim1(32), 0, args) },
 				func() error { return x.Launch(s) },
 				func() error { return e.Record(s) },
 				e.Synchronize,
@@ -185,7 +185,7 @@ func TestFakeDriverCloseTwice(t *testing.T) {
 	}
 	for name, err := range map[string]error{
 		"Stream.Synchronize": s.Synchronize(),
-		"Stream.Launch":      s.Launch(f, Dim3{X: 1}, Dim3{X: 1}, 0, NewArgs(8, 8)),
+		"Stream.Launch":      s.Launch(f, Dim1(1), Dim1(1), 0, NewArgs(8, 8)),
 		"Event.Record":       e.Record(s),
 		"GraphExec.Launch":   x.Launch(s),
 		"Module.Function":    second2(mod.Function("k")),
@@ -294,9 +294,9 @@ func streamCalls(s *Stream, f *Function, x *GraphExec, e *Event) error {
 	buf := make([]byte, 16)
 	args := NewArgs(8, 8)
 	for _, step := range []func() error{
-		func() error { return s.Launch(f, Dim3{X: 1}, Dim3{X: 32}, 0, args) },
+		func() error { return s.Launch(f, Dim1(1), Dim1(32), 0, args) },
 		func() error {
-			p, err := s.Pack(f, Dim3{X: 1}, Dim3{X: 32}, 0, args)
+			p, err := s.Pack(f, Dim1(1), Dim1(32), 0, args)
 			if err != nil {
 				return err
 			}
@@ -400,7 +400,7 @@ func TestPackedLaunch(t *testing.T) {
 	args := NewArgs(8, 8)
 	args.SetPtr(0, 0x1234)
 	args.SetUint64(1, 7)
-	p := must2(s.Pack(f, Dim3{X: 4}, Dim3{X: 256}, 96, args))
+	p := must2(s.Pack(f, Dim1(4), Dim1(256), 96, args))
 	args.SetUint64(1, 8)
 	allocs := testing.AllocsPerRun(1000, func() {
 		if err := p.Launch(); err != nil {
@@ -413,10 +413,10 @@ func TestPackedLaunch(t *testing.T) {
 	if got, want := hooks.lastLaunch(), [7]uint64{4, 256, 96, 0x1234, 7, 0, 0}; got != want {
 		t.Fatalf("driver saw (grid x, block x, shared, params) %v, want %v", got, want)
 	}
-	if _, err := s.Pack(f, Dim3{X: 1}, Dim3{X: 32}, 0, NewArgs(8)); !errors.Is(err, ErrBadArguments) {
+	if _, err := s.Pack(f, Dim1(1), Dim1(32), 0, NewArgs(8)); !errors.Is(err, ErrBadArguments) {
 		t.Fatalf("packing too few arguments: %v", err)
 	}
-	big := must2(s.Pack(f, Dim3{X: 1}, Dim3{X: 2048}, 0, args))
+	big := must2(s.Pack(f, Dim1(1), Dim1(2048), 0, args))
 	if err := big.Launch(); !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), "block {2048 1 1}") {
 		t.Fatalf("oversized block: %v", err)
 	}

@@ -198,21 +198,21 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	args.SetPtr(0, 0x1234)
 	args.SetUint64(1, 7)
 	allocs := testing.AllocsPerRun(1000, func() {
-		if err := s.Launch(f, Dim3{X: 4}, Dim3{X: 256}, 0, args); err != nil {
+		if err := s.Launch(f, Dim1(4), Dim1(256), 0, args); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs != 0 {
 		t.Fatalf("Launch allocates %v times per call", allocs)
 	}
-	if err := s.Launch(f, Dim3{X: 1}, Dim3{X: 2048}, 0, args); !errors.Is(err, ErrInvalidValue) {
+	if err := s.Launch(f, Dim1(1), Dim1(2048), 0, args); !errors.Is(err, ErrInvalidValue) {
 		t.Fatalf("oversized block: %v", err)
 	}
-	if err := s.Launch(f, Dim3{X: 1}, Dim3{X: 32}, 0, NewArgs(8)); !errors.Is(err, ErrBadArguments) {
+	if err := s.Launch(f, Dim1(1), Dim1(32), 0, NewArgs(8)); !errors.Is(err, ErrBadArguments) {
 		t.Fatalf("too few arguments: %v", err)
 	}
 	t.Setenv("FAKE_LAUNCH", "700")
-	if err := s.Launch(f, Dim3{X: 1}, Dim3{X: 32}, 0, args); !errors.Is(err, ErrDeviceFault) {
+	if err := s.Launch(f, Dim1(1), Dim1(32), 0, args); !errors.Is(err, ErrDeviceFault) {
 		t.Fatalf("faulting launch: %v", err)
 	}
 	if err := c.Err(); !errors.Is(err, ErrDeviceFault) {

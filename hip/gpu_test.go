@@ -222,7 +222,7 @@ func TestSaxpyDirectPackedAndGraph(t *testing.T) {
 	const n = 100_003
 	sc := newSaxpy(t, c, n)
 	defer sc.close()
-	grid, block := Dim3{X: (n + 255) / 256}, Dim3{X: 256}
+	grid, block := Dim1((n+255)/256), Dim1(256)
 
 	// Direct: fill y with 1.0, then saxpy.
 	if err := s.MemsetD32(sc.y.Ptr(), math.Float32bits(1), n); err != nil {
@@ -311,7 +311,7 @@ func TestEventTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 10; i++ {
-		if err := s.Launch(k.saxpy, Dim3{X: n / 256}, Dim3{X: 256}, 0, sc.args); err != nil {
+		if err := s.Launch(k.saxpy, Dim1(n/256), Dim1(256), 0, sc.args); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -338,7 +338,7 @@ func TestBadLaunches(t *testing.T) {
 	defer s.Close()
 	sc := newSaxpy(t, c, 1024)
 	defer sc.close()
-	err := s.Launch(k.saxpy, Dim3{X: 1}, Dim3{X: 4096}, 0, sc.args)
+	err := s.Launch(k.saxpy, Dim1(1), Dim1(4096), 0, sc.args)
 	if !errors.Is(err, ErrInvalidValue) {
 		t.Fatalf("4096 threads per block: got %v, want ErrInvalidValue", err)
 	}
@@ -347,15 +347,15 @@ func TestBadLaunches(t *testing.T) {
 		t.Fatalf("error %#v does not name the call and code", e)
 	}
 	if k.saxpy.ParamSizes() != nil {
-		if err := s.Launch(k.saxpy, Dim3{X: 1}, Dim3{X: 32}, 0, NewArgs(8, 8)); !errors.Is(err, ErrBadArguments) {
+		if err := s.Launch(k.saxpy, Dim1(1), Dim1(32), 0, NewArgs(8, 8)); !errors.Is(err, ErrBadArguments) {
 			t.Fatalf("two arguments for four parameters: got %v", err)
 		}
-		if err := s.Launch(k.saxpy, Dim3{X: 1}, Dim3{X: 32}, 0, NewArgs(8, 8, 8, 4)); !errors.Is(err, ErrBadArguments) {
+		if err := s.Launch(k.saxpy, Dim1(1), Dim1(32), 0, NewArgs(8, 8, 8, 4)); !errors.Is(err, ErrBadArguments) {
 			t.Fatalf("8-byte a: got %v", err)
 		}
 	}
 	// The context is still usable after rejected launches.
-	if err := s.Launch(k.saxpy, Dim3{X: 4}, Dim3{X: 256}, 0, sc.args); err != nil {
+	if err := s.Launch(k.saxpy, Dim1(4), Dim1(256), 0, sc.args); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Synchronize(); err != nil {
@@ -407,7 +407,7 @@ func TestManyGoroutines(t *testing.T) {
 					if err := s.MemsetD32(sc.y.Ptr(), math.Float32bits(float32(w)), n); err != nil {
 						return err
 					}
-					if err := s.Launch(k.saxpy, Dim3{X: (n + 127) / 128}, Dim3{X: 128}, 0, sc.args); err != nil {
+					if err := s.Launch(k.saxpy, Dim1((n+127)/128), Dim1(128), 0, sc.args); err != nil {
 						return err
 					}
 					b := make([]byte, 4*n)
@@ -464,14 +464,14 @@ func deviceFaultChild(t *testing.T) {
 	s, _ := c.NewStream()
 	a := NewArgs(8)
 	a.SetPtr(0, 8) // an unmapped address
-	if err := s.Launch(k.poke, Dim3{X: 1}, Dim3{X: 1}, 0, a); err != nil {
+	if err := s.Launch(k.poke, Dim1(1), Dim1(1), 0, a); err != nil {
 		t.Fatalf("launch itself failed: %v", err)
 	}
 	err := s.Synchronize()
 	if !errors.Is(err, ErrDeviceFault) {
 		t.Fatalf("sync after faulting kernel: %v, want ErrDeviceFault", err)
 	}
-	if err2 := s.Launch(k.empty, Dim3{X: 1}, Dim3{X: 1}, 0, NewArgs()); !errors.Is(err2, ErrDeviceFault) {
+	if err2 := s.Launch(k.empty, Dim1(1), Dim1(1), 0, NewArgs()); !errors.Is(err2, ErrDeviceFault) {
 		t.Fatalf("launch after fault: %v, want ErrDeviceFault", err2)
 	}
 	if _, err3 := c.Alloc(16); !errors.Is(err3, ErrDeviceFault) {
@@ -488,7 +488,7 @@ func deviceFaultChild(t *testing.T) {
 func TestStreamCallsWithoutCurrentContext(t *testing.T) {
 	c, k := kernels(t)
 	const n, workers, rounds = 4099, 4, 5
-	grid, block := Dim3{X: (n + 255) / 256}, Dim3{X: 256}
+	grid, block := Dim1((n+255)/256), Dim1(256)
 	ones := make([]float32, n)
 	for i := range ones {
 		ones[i] = 1

@@ -55,6 +55,9 @@ func (g *Graph) deps(deps []GraphNode) (ptr uintptr, n uintptr, keep []uintptr) 
 // AddKernel adds a launch of f that runs after deps. The argument values
 // are copied into the graph, so a may be reused at once.
 func (g *Graph) AddKernel(f *Function, grid, block Dim3, shared uint32, a *Args, deps ...GraphNode) (GraphNode, error) {
+	if err := checkDims(f, grid, block); err != nil {
+		return 0, err
+	}
 	if g.closed.Load() {
 		return 0, fmt.Errorf("hip: graph: %w", ErrClosed)
 	}
@@ -65,7 +68,7 @@ func (g *Graph) AddKernel(f *Function, grid, block Dim3, shared uint32, a *Args,
 	params := make([]uint64, (spec.kernelNodeSize+7)/8)
 	pb := unsafe.Slice((*byte)(unsafe.Pointer(&params[0])), len(params)*8)
 	spec.kernelNode(pb, &kernelNodeParams{
-		fn: f.h, grid: grid.norm(), block: block.norm(), sharedBytes: shared,
+		fn: f.h, grid: grid, block: block, sharedBytes: shared,
 		kernelParams: a.kernelParams(),
 	})
 	dp, dn, keep := g.deps(deps)

@@ -8,26 +8,55 @@ import (
 	"unsafe"
 )
 
-// Dim3 is a grid or block size; zero components count as 1.
+// Dim3 is a grid (in blocks) or block (in threads) size. Every component
+// must be at least 1: Launch, Pack and Graph.AddKernel refuse a zero one
+// with ErrInvalidValue naming it, before any driver call (a zero is
+// never widened to 1, so a grid of no blocks cannot run one). Dim1 is
+// the one-dimensional size.
 type Dim3 struct{ X, Y, Z uint32 }
 
-func (d Dim3) norm() Dim3 {
-	if d.X == 0 {
-		d.X = 1
+// Dim1 is the size of x along X and 1 along Y and Z.
+func Dim1(x uint32) Dim3 { return Dim3{x, 1, 1} }
+
+// Dim3Of converts sizes held as ints (a launch config's); a size outside
+// [1, 2^32) is an ErrInvalidValue naming what and the axis.
+func Dim3Of(what string, v [3]int) (Dim3, error) {
+	for i, n := range v {
+		if n < 1 || n > math.MaxUint32 {
+			return Dim3{}, fmt.Errorf("%w: %s %s is %d, want 1 to 2^32-1", ErrInvalidValue, what, axisNames[i], n)
+		}
 	}
-	if d.Y == 0 {
-		d.Y = 1
-	}
-	if d.Z == 0 {
-		d.Z = 1
-	}
-	return d
+	return Dim3{uint32(v[0]), uint32(v[1]), uint32(v[2])}, nil
 }
 
+var axisNames = [3]string{"X", "Y", "Z"}
+
 // Count is X*Y*Z.
-func (d Dim3) Count() uint64 {
-	d = d.norm()
-	return uint64(d.X) * uint64(d.Y) * uint64(d.Z)
+func (d Dim3) Count() uint64 { return uint64(d.X) * uint64(d.Y) * uint64(d.Z) }
+
+// checkDims refuses a launch of f with a zero grid or block component.
+// The comparisons are inline; the error is built out of line.
+func checkDims(f *Function, grid, block Dim3) error {
+	if grid.X == 0 || grid.Y == 0 || grid.Z == 0 || block.X == 0 || block.Y == 0 || block.Z == 0 {
+		return zeroDim(f, grid, block)
+	}
+	return nil
+}
+
+//go:noinline
+func zeroDim(f *Function, grid, block Dim3) error {
+	what, d := "grid", grid
+	if grid.X != 0 && grid.Y != 0 && grid.Z != 0 {
+		what, d = "block", block
+	}
+	axis := "Z"
+	switch {
+	case d.X == 0:
+		axis = "X"
+	case d.Y == 0:
+		axis = "Y"
+	}
+	return fmt.Errorf("%w: launching %s (grid %v, block %v): %s %s is 0 (every size must be at least 1)", ErrInvalidValue, f.name, grid, block, what, axis)
 }
 
 // Args is reusable storage for a kernel's parameters: the driver reads an
@@ -162,6 +191,9 @@ func (a *Args) matches(f *Function) error {
 // Launch queues f on s over grid blocks of block threads, with shared bytes
 // of dynamic shared memory. It allocates nothing on success.
 func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) error {
+	if err := checkDims(f, grid, block); err != nil {
+		return err
+	}
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -181,10 +213,9 @@ func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) e
 }
 
 // launchFrame is the cuLaunchKernel call of f on s over grid blocks of
-// block threads (zero components count as 1), with shared bytes of dynamic
+// block threads (checked by checkDims), with shared bytes of dynamic
 // shared memory and the parameter array at params; hot sets its function.
 func launchFrame(f *Function, grid, block Dim3, shared uint32, s *Stream, params uintptr) cframe {
-	grid, block = grid.norm(), block.norm()
 	return cframe{a: [11]uintptr{f.h,
 		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
 		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
@@ -221,10 +252,14 @@ type PackedLaunch struct {
 	f      *Function
 }
 
-// Pack checks a launch of f on s (the parameters against f's layout,
-// where the driver reports it) and packs it for repeated Launch calls. It
-// copies a: changing a afterwards changes nothing.
+// Pack checks a launch of f on s (the grid and block sizes; the
+// parameters against f's layout, where the driver reports it) and packs it
+// for repeated Launch calls. It copies a: changing a afterwards changes
+// nothing.
 func (s *Stream) Pack(f *Function, grid, block Dim3, shared uint32, a *Args) (*PackedLaunch, error) {
+	if err := checkDims(f, grid, block); err != nil {
+		return nil, err
+	}
 	if err := s.usable(); err != nil {
 		return nil, err
 	}

@@ -181,10 +181,58 @@ func TestOpenWithoutLibrary(t *testing.T) {
 }
 
 func TestDim3(t *testing.T) {
-	if got := (Dim3{X: 4}).norm(); got != (Dim3{4, 1, 1}) {
-		t.Errorf("norm = %v", got)
+	if got := Dim1(4); got != (Dim3{4, 1, 1}) {
+		t.Errorf("Dim1(4) = %v", got)
 	}
-	if n := (Dim3{X: 2, Z: 3}).Count(); n != 6 {
+	if n := (Dim3{2, 1, 3}).Count(); n != 6 {
 		t.Errorf("count = %d", n)
+	}
+	if n := (Dim3{X: 2, Z: 3}).Count(); n != 0 {
+		t.Errorf("count of a grid with Y = 0: %d, want 0", n)
+	}
+	if d, err := Dim3Of("grid", [3]int{7, 1, 2}); err != nil || d != (Dim3{7, 1, 2}) {
+		t.Errorf("Dim3Of = %v, %v", d, err)
+	}
+	for _, c := range []struct {
+		v    [3]int
+		want string
+	}{
+		{[3]int{0, 1, 1}, "grid X is 0"},
+		{[3]int{1, -1, 1}, "grid Y is -1"},
+		{[3]int{1, 1, 1 << 32}, "grid Z is 4294967296"},
+	} {
+		if _, err := Dim3Of("grid", c.v); !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Dim3Of(%v): %v, want ErrInvalidValue with %q", c.v, err, c.want)
+		}
+	}
+}
+
+// TestZeroDims checks a launch with a zero grid or block component is
+// refused, naming it, before anything else: the stream, context and graph
+// here have no driver behind them, so reaching one would crash.
+func TestZeroDims(t *testing.T) {
+	f := &Function{name: "k"}
+	s, g := &Stream{}, &Graph{}
+	for _, c := range []struct {
+		grid, block Dim3
+		want        string
+	}{
+		{Dim3{0, 1, 1}, Dim1(32), "grid X is 0"},
+		{Dim3{4, 0, 1}, Dim1(32), "grid Y is 0"},
+		{Dim3{4, 1, 0}, Dim1(32), "grid Z is 0"},
+		{Dim3{}, Dim3{}, "grid X is 0"},
+		{Dim1(4), Dim3{0, 1, 1}, "block X is 0"},
+		{Dim1(4), Dim3{32, 0, 1}, "block Y is 0"},
+		{Dim1(4), Dim3{32, 1, 0}, "block Z is 0"},
+	} {
+		_, perr := s.Pack(f, c.grid, c.block, 0, NewArgs())
+		_, gerr := g.AddKernel(f, c.grid, c.block, 0, NewArgs())
+		for name, err := range map[string]error{
+			"Stream.Launch": s.Launch(f, c.grid, c.block, 0, NewArgs()), "Stream.Pack": perr, "Graph.AddKernel": gerr,
+		} {
+			if !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "launching k") {
+				t.Errorf("%s(grid %v, block %v): %v, want ErrInvalidValue naming k and %q", name, c.grid, c.block, err, c.want)
+			}
+		}
 	}
 }

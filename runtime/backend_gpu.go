@@ -295,6 +295,8 @@ func sameLayout(sizes []int, args []launchArg) bool {
 	return true
 }
 
+// dims converts a launch geometry NewDispatch checked ([1, 2^31) workgroups,
+// [1, 2^20] invocations per axis); hip refuses a zero left by anything else.
 func dims(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
 
 func (b *gpuBackend) launch(l *launchCmd) error {

@@ -234,3 +234,47 @@ func TestPackedDispatchLaunch(t *testing.T) {
 		t.Fatalf("Run of a packed dispatch allocates %v times", a)
 	}
 }
+
+// TestZeroGridFakeDriver: a dispatch whose launch config gives no
+// workgroups is refused by NewDispatch (ErrArgument, before the backend);
+// one that skips those checks (rawDispatch) is refused by hip, naming the
+// axis, before the driver sees a launch — never run as one workgroup. (The
+// session takes any failed launch as a device failure, so each case gets
+// a fresh one.)
+func TestZeroGridFakeDriver(t *testing.T) {
+	so := fakeCUDA(t)
+	s, p, x, y := openFakeCUDA(t, so)
+	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, err := purego.Dlsym(h, "fake_last_launch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := func() (v [7]uint64) {
+		purego.SyscallN(sym, uintptr(unsafe.Pointer(&v[0])))
+		return v
+	}
+	if _, err := s.NewDispatch(p.square, []Arg{Index(0)}, []Arg{Index(0), Buffer(x.Read()), Buffer(y.Write())}); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "workgroups [0 1 1]") {
+		t.Fatalf("NewDispatch with n = 0: %v, want ErrArgument naming workgroups [0 1 1]", err)
+	}
+	for _, c := range []struct {
+		grid, size [3]int
+		want       string
+	}{
+		{[3]int{0, 1, 1}, [3]int{32, 1, 1}, "grid X is 0"},
+		{[3]int{2, 1, 0}, [3]int{32, 1, 1}, "grid Z is 0"},
+		{[3]int{2, 1, 1}, [3]int{32, 0, 1}, "block Y is 0"},
+	} {
+		s, p, x, y := openFakeCUDA(t, so)
+		before := last()
+		err := s.Run([]Command{rawDispatch(s, p.square, c.grid, c.size, Index(64), Buffer(x.Read()), Buffer(y.Write()))})
+		if !errors.Is(err, hip.ErrInvalidValue) || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("grid %v, block %v: %v, want hip.ErrInvalidValue naming %q", c.grid, c.size, err, c.want)
+		}
+		if got := last(); got != before {
+			t.Fatalf("grid %v, block %v reached the driver: %v", c.grid, c.size, got)
+		}
+	}
+}

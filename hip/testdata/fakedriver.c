@@ -88,7 +88,7 @@ int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned 
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
 	if (!stream_ok()) return 201;
 	(void)f; (void)gy; (void)gz; (void)by; (void)bz; (void)stream; (void)extra;
-	if (bx > 1024) return 1;
+	if (!gx || !gy || !gz || !bx || !by || !bz || bx > 1024) return 1; /* CUDA_ERROR_INVALID_VALUE */
 	last_launch[0] = gx; last_launch[1] = bx; last_launch[2] = shared;
 	for (int i = 3; i < 7; i++) last_launch[i] = 0;
 	/* Read the parameters the way a driver does: through the pointers (the

@@ -224,11 +224,18 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 		return res, fmt.Errorf("%s: JIT of our PTX: %w", inst.Export, err)
 	}
 	g.closers = append(g.closers, func() { mod.Close() })
-	grid, block, err := Geometry(m, inst.Export, inst.Workload)
+	grid3, block3, err := Geometry(m, inst.Export, inst.Workload)
 	if err != nil {
 		return res, err
 	}
-	dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
+	grid, err := hip.Dim3Of("grid", grid3)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", inst.Export, err)
+	}
+	block, err := hip.Dim3Of("block", block3)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", inst.Export, err)
+	}
 	// Inputs once; weights in as many copies as keep 256 MiB in flight.
 	copies := 1
 	var wbytes int
@@ -265,7 +272,7 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 		sizes[i] = p.Size
 	}
 	build := func(name string, fn *hip.Function) (*launchable, error) {
-		l := &launchable{name: name, fn: fn, grid: dim(grid), block: dim(block)}
+		l := &launchable{name: name, fn: fn, grid: grid, block: block}
 		outAt := -1
 		for i, a := range inst.Args {
 			if a.Out > 0 {

@@ -31,6 +31,16 @@ func RunPTX(ctx *hip.Context, s *hip.Stream, e Entry, args []interp.Arg, l inter
 	if len(e.ParamSizes) != len(args) || len(e.Buffers) != len(args) {
 		return nil, fmt.Errorf("the PTX entry has %d parameters, the launch %d", len(e.ParamSizes), len(args))
 	}
+	// The geometry first: a zero size is the launch's fault, not the
+	// device's.
+	grid, err := hip.Dim3Of("grid", l.Workgroups)
+	if err != nil {
+		return nil, err
+	}
+	block, err := hip.Dim3Of("block", l.WorkgroupSize)
+	if err != nil {
+		return nil, err
+	}
 	mod, err := ctx.LoadModule([]byte(e.PTX))
 	if err != nil {
 		return nil, fmt.Errorf("JIT: %w", err)
@@ -81,8 +91,7 @@ func RunPTX(ctx *hip.Context, s *hip.Stream, e Entry, args []interp.Arg, l inter
 			return nil, err
 		}
 	}
-	dim := func(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]), Z: uint32(v[2])} }
-	if err := s.Launch(fn, dim(l.Workgroups), dim(l.WorkgroupSize), uint32(l.WorkgroupStorage), a); err != nil {
+	if err := s.Launch(fn, grid, block, uint32(l.WorkgroupStorage), a); err != nil {
 		return nil, fmt.Errorf("%w: launch: %w", ErrDeviceFault, err)
 	}
 	if err := s.Synchronize(); err != nil {
