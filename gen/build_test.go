@@ -119,7 +119,8 @@ func TestGeneratedCode(t *testing.T) {
 	if out, err := goCmd(t, mod, env, "vet", "./..."); err != nil {
 		t.Fatalf("go vet of %d generated packages failed:\n%s", built+2, out)
 	}
-	if out, err := goCmd(t, mod, env, "test", "-count=1", "./e2e/", "./pkg/"); err != nil {
+	// Cases with a test of their own run it on their golden bindings.
+	if out, err := goCmd(t, mod, env, "test", "-count=1", "./e2e/", "./pkg/", "./cases/vectors/"); err != nil {
 		t.Fatalf("e2e tests failed:\n%s", out)
 	}
 

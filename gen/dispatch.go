@@ -19,6 +19,10 @@ func rt(name string) *jen.Statement { return jen.Qual(runtimePath, name) }
 // typeCode turns a Go type spelling of the model ("float32",
 // "loomrt.F16") into jennifer code that imports what it names.
 func typeCode(s string) *jen.Statement {
+	if rest, ok := strings.CutPrefix(s, "["); ok { // an array: [N]T
+		n, elem, _ := strings.Cut(rest, "]")
+		return jen.Index(jen.Id(n)).Add(typeCode(elem))
+	}
 	if rest, ok := strings.CutPrefix(s, "loomrt."); ok {
 		return rt(rest)
 	}
@@ -150,7 +154,10 @@ func argCode(p *Param) jen.Code {
 		}
 		return rt("Buffer").Call(bind)
 	}
-	_, ctor, _ := scalarGoType(p.Type)
+	_, ctor, _, _ := launchGoType(p.Type)
+	if ctor == "Vector" {
+		return rt(ctor).Call(jen.Id(p.GoName).Index(jen.Empty(), jen.Empty()).Op("..."))
+	}
 	return rt(ctor).Call(jen.Id(p.GoName))
 }
 

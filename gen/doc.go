@@ -111,7 +111,7 @@ func goTypeText(p *Param) string {
 		}
 		return "loomrt.Region"
 	}
-	t, _, _ := scalarGoType(p.Type)
+	t, _, _, _ := launchGoType(p.Type)
 	return t
 }
 

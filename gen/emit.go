@@ -405,7 +405,7 @@ func paramType(p *Param) jen.Code {
 		}
 		return rt("Region")
 	}
-	t, _, _ := scalarGoType(p.Type)
+	t, _, _, _ := launchGoType(p.Type)
 	return typeCode(t)
 }
 

@@ -291,6 +291,33 @@ func scalarGoType(t *loom.Type) (goType, ctor string, ok bool) {
 	return "", "", false
 }
 
+// launchGoType is the Go type of a non-memory launch parameter and the
+// loomrt constructor that packs it: a scalar's (scalarGoType), or for a
+// vector with a static lane count a Go array of its lanes, [N]T for
+// vector<N x T> (row-major over every dimension), packed by loomrt.Vector.
+// Without one, ok is false and why, when not "", says what is passed.
+func launchGoType(t *loom.Type) (goType, ctor string, ok bool, why string) {
+	if t != nil && t.Kind == loom.TypeVector {
+		n := int64(1)
+		for _, d := range t.Dims {
+			if d.Value != nil {
+				return "", "", false, "a vector parameter needs a static lane count"
+			}
+			n *= d.Size
+		}
+		elem, _, ok := scalarGoType(t.Elem)
+		if !ok || n < 1 || n > maxVectorLanes {
+			return "", "", false, fmt.Sprintf("vectors of 1 to %d lanes of index, offset, i1, i8…i64, f16, bf16, f32 or f64 are passed", maxVectorLanes)
+		}
+		return fmt.Sprintf("[%d]%s", n, elem), "Vector", true, ""
+	}
+	goType, ctor, ok = scalarGoType(t)
+	return goType, ctor, ok, ""
+}
+
+// maxVectorLanes is the runtime's bound on a vector parameter's lanes.
+const maxVectorLanes = 64
+
 // elemGoType is the element type of a Slice for a buffer whose views all
 // have element type t; "" means the buffer stays an untyped Region (i1,
 // fp8, index and offset elements have no fixed-width Go element).
@@ -355,8 +382,11 @@ func buildKernel(prog *loom.Program, lk *loom.Kernel, names *uniqueNamer) (*Kern
 			continue
 		}
 		if !isMemoryType(v.Type) {
-			if _, _, ok := scalarGoType(v.Type); !ok {
-				errs.Add(v.Pos, ErrUnsupported, fmt.Sprintf("kernel %s: launch parameter %%%s has type %s, which the runtime cannot pass", lk.Export, v.Name, v.Type))
+			if _, _, ok, why := launchGoType(v.Type); !ok {
+				if why != "" {
+					why = " (" + why + ")"
+				}
+				errs.Add(v.Pos, ErrUnsupported, fmt.Sprintf("kernel %s: launch parameter %%%s has type %s, which the runtime cannot pass%s", lk.Export, v.Name, v.Type, why))
 				continue
 			}
 		}

@@ -96,14 +96,19 @@ type kernelRequest struct {
 	SM int
 }
 
-// launchArg is one packed launch argument: a buffer range or a scalar at its
-// carrier width.
+// launchArg is one packed launch argument: a buffer range, a scalar at its
+// carrier width, or a vector's lanes.
 type launchArg struct {
 	Buffer bool
 	Mem    devMem // buffer: allocation
 	Off, N int    // buffer: byte range within Mem
 	Bits   uint64 // scalar: value at its carrier width, zero-extended
-	Size   int    // scalar: carrier width in bytes (1, 2, 4, 8)
+	// Size is a scalar's carrier width in bytes (1, 2, 4, 8), or a
+	// vector's parameter size (len(Lanes)).
+	Size int
+	// Lanes holds a vector's lanes little-endian, lane 0 first, each at
+	// its carrier width (nil for scalars and buffers); nothing writes it.
+	Lanes []byte
 }
 
 // launchCmd is one fully checked and packed dispatch.

@@ -85,7 +85,7 @@ func (c *cpuBackend) launch(l *launchCmd) error {
 		if a.Buffer {
 			args = append(args, interp.Arg{Buffer: a.Mem.(*cpuMem).b[a.Off : a.Off+a.N : a.Off+a.N]})
 		} else {
-			args = append(args, interp.Arg{Bits: a.Bits})
+			args = append(args, interp.Arg{Bits: a.Bits, Buffer: a.Lanes})
 		}
 	}
 	err := k.Run(interp.Launch{Workgroups: l.Workgroups, WorkgroupSize: l.WorkgroupSize, WorkgroupStorage: l.WorkgroupStorage}, args)

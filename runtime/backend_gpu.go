@@ -247,7 +247,8 @@ func (k *gpuKernel) pack(args []launchArg) *hip.Args {
 }
 
 // newArgs is parameter storage of the layout of args: 8 bytes for a
-// buffer's address, the carrier width for a scalar.
+// buffer's address, the carrier width for a scalar, the lanes' bytes for
+// a vector (the PTX .b8 array parameter).
 func newArgs(args []launchArg) *hip.Args {
 	sizes := make([]int, len(args))
 	for i, a := range args {
@@ -265,6 +266,8 @@ func setArgs(h *hip.Args, args []launchArg) {
 		switch {
 		case a.Buffer:
 			h.SetPtr(i, a.Mem.(*gpuMem).ptr.Add(a.Off))
+		case a.Lanes != nil:
+			h.SetBytes(i, a.Lanes)
 		case a.Size == 8:
 			h.SetUint64(i, a.Bits)
 		case a.Size == 4:

@@ -175,6 +175,21 @@ func TestCUDABackendFakeDriver(t *testing.T) {
 	}
 }
 
+// fakeSym is the function name of the fake driver so, which a test calls
+// to read what the driver recorded.
+func fakeSym(t testing.TB, so, name string) uintptr {
+	t.Helper()
+	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, err := purego.Dlsym(h, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sym
+}
+
 // TestPackedDispatchLaunch: the launch NewDispatch packs for the CUDA
 // backend reaches the driver as the same bytes as the backend's launch of
 // the checked command (grid, block, scalars at their widths, a buffer's
@@ -182,14 +197,7 @@ func TestCUDABackendFakeDriver(t *testing.T) {
 func TestPackedDispatchLaunch(t *testing.T) {
 	so := fakeCUDA(t)
 	s, p, x, y := openFakeCUDA(t, so)
-	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sym, err := purego.Dlsym(h, "fake_last_launch")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sym := fakeSym(t, so, "fake_last_launch")
 	last := func() (v [7]uint64) {
 		purego.SyscallN(sym, uintptr(unsafe.Pointer(&v[0])))
 		return v

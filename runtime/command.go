@@ -32,12 +32,13 @@ const (
 	argBF16
 	argF32
 	argF64
+	argVector // lanes in Arg.vec
 )
 
 var argKindNames = [...]string{
 	argNone: "nothing", argBuffer: "buffer", argIndex: "index", argOffset: "offset",
 	argI1: "i1", argI8: "i8", argI16: "i16", argI32: "i32", argI64: "i64",
-	argF16: "f16", argBF16: "bf16", argF32: "f32", argF64: "f64",
+	argF16: "f16", argBF16: "bf16", argF32: "f32", argF64: "f64", argVector: "vector",
 }
 
 func (k argKind) String() string {
@@ -47,14 +48,15 @@ func (k argKind) String() string {
 	return fmt.Sprintf("arg(%d)", uint8(k))
 }
 
-// Arg is one launch argument of a Dispatch: a buffer binding or a scalar
-// tagged with its Loom type. Scalars keep their full value until the session
+// Arg is one launch argument of a Dispatch: a buffer binding, a scalar
+// tagged with its Loom type, or a vector (Vector). Scalars keep their full value until the session
 // packs them at the compiled kernel's carrier widths, so an index that does
 // not fit the 32-bit carrier is an error rather than a silent truncation.
 type Arg struct {
 	kind    argKind
 	binding Binding
 	val     uint64 // integers: two's complement; floats: their bits
+	vec     *vectorLanes
 }
 
 // Buffer passes a bound region.
@@ -104,8 +106,14 @@ func (a Arg) IsBuffer() bool { return a.kind == argBuffer }
 // Binding returns the buffer binding; ok is false for scalars.
 func (a Arg) Binding() (b Binding, ok bool) { return a.binding, a.kind == argBuffer }
 
-// Type is the Loom spelling of the argument's type ("buffer", "index", "f32", …).
-func (a Arg) Type() string { return a.kind.String() }
+// Type is the Loom spelling of the argument's type ("buffer", "index",
+// "f32", "vector<4xf32>", …).
+func (a Arg) Type() string {
+	if a.kind == argVector && a.vec != nil {
+		return fmt.Sprintf("vector<%dx%s>", a.vec.n, a.vec.elem)
+	}
+	return a.kind.String()
+}
 
 // String renders the argument for messages.
 func (a Arg) String() string {
@@ -132,6 +140,10 @@ func (a Arg) String() string {
 		return fmt.Sprintf("f32 %g", math.Float32frombits(uint32(a.val)))
 	case argF64:
 		return fmt.Sprintf("f64 %g", math.Float64frombits(a.val))
+	case argVector:
+		if a.vec != nil {
+			return a.vec.String()
+		}
 	}
 	return a.kind.String()
 }

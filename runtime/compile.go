@@ -194,16 +194,24 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 		if v.Type == nil {
 			return fail(fmt.Errorf("%s: launch parameter %%%s has no type", v.Pos, v.Name))
 		}
-		kind, size, err := scalarKind(v.Type, t)
+		var vp vectorParam
+		kind, size, err := argVector, 0, error(nil)
+		if v.Type.Kind == loom.TypeVector {
+			vp, err = vectorKind(v.Type, t)
+			size = vp.n * vp.carry
+		} else {
+			kind, size, err = scalarKind(v.Type, t)
+		}
 		if err != nil {
 			return fail(fmt.Errorf("%s: parameter %%%s: %w", v.Pos, v.Name, err))
 		}
-		pi := ParamInfo{Name: v.Name, Type: v.Type.String(), Buffer: kind == argBuffer, Bytes: size, Align: 1}
+		pi := ParamInfo{Name: v.Name, Type: v.Type.String(), Buffer: kind == argBuffer, Bytes: size, Lanes: vp.n, Align: 1}
 		if kind == argBuffer {
 			pi.Access = byIndex[i].Access
 			pi.Align = byIndex[i].Alignment()
 		}
 		ck.kinds = append(ck.kinds, kind)
+		ck.vectors = append(ck.vectors, vp)
 		ck.info.Params = append(ck.info.Params, pi)
 	}
 	if err := checkFingerprint(spec, &ck.info); err != nil {

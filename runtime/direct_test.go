@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -86,7 +87,7 @@ func TestNewDispatchRefusesArgumentMistakes(t *testing.T) {
 	want := []launchArg{{Bits: 64, Size: 4},
 		{Buffer: true, Mem: s.allocs[xr.alloc].mem, N: xr.n},
 		{Buffer: true, Mem: s.allocs[yr.alloc].mem, N: yr.n}}
-	if got := spy.launched[len(spy.launched)-1]; !slices.Equal(got, want) {
+	if got := spy.launched[len(spy.launched)-1]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("launched %+v, want %+v", got, want)
 	}
 	if got := must(ReadSlice(s, y)); got[0] != 9 || got[63] != 9 {

@@ -234,7 +234,7 @@ func (ck *compiledKernel) env(workload, args []Arg) (*loom.Env, error) {
 	consts := make([]loom.Const, len(workload)+len(args))
 	env := &loom.Env{Config: ck.config, Target: ck.target, Workload: consts[:len(workload):len(workload)], Launch: consts[len(workload):]}
 	for i, v := range k.Launch {
-		if args[i].kind != argBuffer {
+		if k := args[i].kind; k != argBuffer && k != argVector {
 			env.Launch[i] = argConst(&args[i], v.Type)
 		}
 	}

@@ -11,8 +11,11 @@ import (
 type compiledKernel struct {
 	// kinds[i] is the argument kind launch parameter i accepts.
 	kinds []argKind
-	info  KernelInfo
-	dev   devKernel
+	// vectors[i] is the layout vector parameter i takes; zero for the
+	// other parameters.
+	vectors []vectorParam
+	info    KernelInfo
+	dev     devKernel
 	// maxStorage bounds a dispatch's dynamic workgroup storage: 0 for a
 	// kernel without a dynamic_workgroup_storage clause, the backend's
 	// limit otherwise.
@@ -67,8 +70,12 @@ type ParamInfo struct {
 	// binding must cover it.
 	Access Access
 	// Bytes is the carrier width of a scalar parameter on the compiled
-	// target (index is 4 bytes on the GPU profile); 0 for buffers.
+	// target (index is 4 bytes on the GPU profile), the size of a vector
+	// parameter (Lanes carriers); 0 for buffers.
 	Bytes int
+	// Lanes is the lane count of a vector parameter (of every dimension
+	// together), 0 for the others.
+	Lanes int
 	// Align is the byte alignment a buffer binding's offset must have (the
 	// element size of its views, loom.ParamAccess.Alignment); 1 for
 	// scalars.

@@ -45,6 +45,14 @@ func (s *Session) packArgs(ck *compiledKernel, args []Arg, out []launchArg, span
 			return spans, s.argError(ck, args, i)
 		}
 		o := &out[i]
+		if want == argVector {
+			lanes, ok := packVector(a.vec, ck.vectors[i])
+			if !ok {
+				return spans, s.argError(ck, args, i)
+			}
+			o.Buffer, o.Mem, o.Off, o.N, o.Bits, o.Size, o.Lanes = false, nil, 0, 0, 0, len(lanes), lanes
+			continue
+		}
 		if want != argBuffer {
 			size := params[i].Bytes
 			bits, ok := scalarBits(a, size)
@@ -90,6 +98,12 @@ func (s *Session) argError(ck *compiledKernel, args []Arg, i int) error {
 	a, p := &args[i], &params[i]
 	if a.kind != ck.kinds[i] {
 		return fmt.Errorf("%w: kernel %s: parameter %%%s (#%d) is %s, got %s", ErrArgument, name, p.Name, i, p.Type, a.kind)
+	}
+	if a.kind == argVector {
+		if a.vec == nil {
+			return fmt.Errorf("%w: kernel %s: parameter %%%s: a vector Arg without lanes (make vector arguments with Vector)", ErrArgument, name, p.Name)
+		}
+		return fmt.Errorf("%w: kernel %s: parameter %%%s %v", ErrArgument, name, p.Name, vectorError(a.vec, ck.vectors[i], p.Type))
 	}
 	if a.kind != argBuffer {
 		if _, err := packScalar(a, p.Bytes); err != nil {

@@ -84,6 +84,25 @@ int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) { NEED_
 static uint64_t last_launch[7];
 void fake_last_launch(uint64_t *out) { for (int i = 0; i < 7; i++) out[i] = last_launch[i]; }
 
+/* With FAKE_PARAM_SIZES set ("4,16,2": the byte sizes of the first
+ * parameters, at most 8 of at most 64 bytes), a launch also keeps exactly
+ * those bytes of each, packed one after another (fake_last_params copies
+ * them and returns their count), so parameters of any size are seen whole. */
+static uint8_t last_params[8 * 64];
+static int last_params_n;
+int fake_last_params(uint8_t *out) { for (int i = 0; i < last_params_n; i++) out[i] = last_params[i]; return last_params_n; }
+static void record_params(void **params) {
+	const char *v = getenv("FAKE_PARAM_SIZES");
+	last_params_n = 0;
+	for (int i = 0; v && *v && i < 8; i++) {
+		char *end;
+		long n = strtol(v, &end, 10);
+		if (end == v || n < 0 || n > 64) return;
+		for (long j = 0; j < n; j++) last_params[last_params_n++] = ((uint8_t *)params[i])[j];
+		v = *end == ',' ? end + 1 : end;
+	}
+}
+
 int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
 	if (!stream_ok()) return 201;
@@ -98,6 +117,7 @@ int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned 
 		(void)v;
 		if (i < 4) last_launch[3 + i] = *(uint64_t *)params[i];
 	}
+	record_params(params);
 	return env("FAKE_LAUNCH", 0);
 }
 
