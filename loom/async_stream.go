@@ -78,7 +78,7 @@ func spanOf(v *Value) viewSpan {
 			off, okOff := constOperand(op.Operands[1])
 			if okOff && t != nil && t.Kind == TypeView && DenseLayout(t) {
 				if st, ok := denseStrides(t); ok {
-					f = frame{base: off, strides: st, esize: int64(TargetGPU.byteSizeOn(t.Elem)), ok: true}
+					f = frame{base: off, strides: st, esize: int64(TargetGPU.ByteSizeOn(t.Elem)), ok: true}
 				}
 			}
 			return root, f

@@ -209,7 +209,7 @@ func viewBytes(s *symEval, off *Operand, vt *Type, pos Pos) (*Expr, error) {
 	if vt.Elem == nil {
 		return nil, fmt.Errorf("%s: view type %s has no element type", pos, vt)
 	}
-	size := TargetGPU.byteSizeOn(vt.Elem)
+	size := TargetGPU.ByteSizeOn(vt.Elem)
 	if size == 0 {
 		return nil, fmt.Errorf("%s: element type %s has no known size", pos, vt.Elem)
 	}

@@ -119,7 +119,7 @@ func staticViewBytes(t *Type, first int) (int, bool) {
 	if !e.IsScalar() || (e.Kind == TypeInt && e.Bits%8 != 0 && e.Bits != 1) {
 		return 0, false
 	}
-	n := TargetGPU.byteSizeOn(e)
+	n := TargetGPU.ByteSizeOn(e)
 	for _, d := range t.Dims[first:] {
 		if d.Value != nil || d.Size < 0 {
 			return 0, false

@@ -515,7 +515,7 @@ func (l *lowering) workgroupScan(kind string, x *Value, excl, rev bool) (*Value,
 	if !ok {
 		return nil, l.errorf("scan kind %s on %s", kind, t)
 	}
-	size := TargetGPU.byteSizeOn(t)
+	size := TargetGPU.ByteSizeOn(t)
 	idx := &Type{Kind: TypeIndex, Name: "index"}
 	off := &Type{Kind: TypeOffset, Name: "offset"}
 	part, err := l.shuffleScan(kind, x, excl, rev, 0, 1)

@@ -29,9 +29,9 @@ func (t Target) orDefault() Target {
 	return t
 }
 
-// byteSizeOn is the in-memory size of one element of scalar type t on this
-// target; index and offset take their carrier widths.
-func (t Target) byteSizeOn(ty *Type) int {
+// ByteSizeOn is the in-memory size of one element of scalar type ty on
+// this target; index and offset take their carrier widths.
+func (t Target) ByteSizeOn(ty *Type) int {
 	switch ty.Kind {
 	case TypeIndex:
 		return t.orDefault().IndexBits / 8

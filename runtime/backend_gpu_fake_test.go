@@ -64,6 +64,17 @@ func fakeCUDA(t testing.TB) string {
 	return so
 }
 
+// fakeLastLaunch returns the fake driver's record of its last launch:
+// grid x, block x, dynamic shared bytes and the first four parameter slots.
+func fakeLastLaunch(t testing.TB, so string) func() [7]uint64 {
+	t.Helper()
+	sym := fakeSym(t, so, "fake_last_launch")
+	return func() (v [7]uint64) {
+		purego.SyscallN(sym, uintptr(unsafe.Pointer(&v[0])))
+		return v
+	}
+}
+
 // openFakeCUDA opens a "cuda" session on the fake driver with a pipeline
 // compiled by loom/ptx, a recorded graph and its regions.
 func openFakeCUDA(t testing.TB, so string) (*Session, *pipeline, Slice[float32], Slice[float32]) {
@@ -197,11 +208,7 @@ func fakeSym(t testing.TB, so, name string) uintptr {
 func TestPackedDispatchLaunch(t *testing.T) {
 	so := fakeCUDA(t)
 	s, p, x, y := openFakeCUDA(t, so)
-	sym := fakeSym(t, so, "fake_last_launch")
-	last := func() (v [7]uint64) {
-		purego.SyscallN(sym, uintptr(unsafe.Pointer(&v[0])))
-		return v
-	}
+	last := fakeLastLaunch(t, so)
 	src := must(x.Region().Slice(8, 220))
 	for _, c := range []struct {
 		d      Dispatch
@@ -252,18 +259,7 @@ func TestPackedDispatchLaunch(t *testing.T) {
 func TestZeroGridFakeDriver(t *testing.T) {
 	so := fakeCUDA(t)
 	s, p, x, y := openFakeCUDA(t, so)
-	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sym, err := purego.Dlsym(h, "fake_last_launch")
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := func() (v [7]uint64) {
-		purego.SyscallN(sym, uintptr(unsafe.Pointer(&v[0])))
-		return v
-	}
+	last := fakeLastLaunch(t, so)
 	if _, err := s.NewDispatch(p.square, []Arg{Index(0)}, []Arg{Index(0), Buffer(x.Read()), Buffer(y.Write())}); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "workgroups [0 1 1]") {
 		t.Fatalf("NewDispatch with n = 0: %v, want ErrArgument naming workgroups [0 1 1]", err)
 	}

@@ -307,15 +307,7 @@ func Fill(b []byte, el *loom.Type, next func() uint32) {
 
 // elemBytes is the size in memory of one element (index and offset at the
 // GPU carriers).
-func elemBytes(t *loom.Type) int {
-	switch t.Kind {
-	case loom.TypeIndex:
-		return 4
-	case loom.TypeOffset:
-		return 8
-	}
-	return t.ByteSize()
-}
+func elemBytes(t *loom.Type) int { return loom.TargetGPU.ByteSizeOn(t) }
 
 // RunCPU runs c on the CPU executor over copies of its buffers and returns
 // them. With sanitize, the checked mode reports data races (interp.ErrRace)

@@ -133,6 +133,7 @@ kernel.def export("k") @k(%n: index) {
   kernel.return
 }
 `
+	ulp := float32(math.Nextafter32(2, 4) - 2) // at 3
 	for _, c := range []struct {
 		op   string
 		ulps float64
@@ -142,19 +143,42 @@ kernel.def export("k") @k(%n: index) {
 		{"kernel.subgroup.reduce<addf> %v : f32", reorderULPs},
 		{"kernel.subgroup.reduce<maxnumf> %v : f32", 0},
 	} {
-		m, err := loom.ParseFile("k.loom", []byte(strings.Replace(src, "OP", c.op, 1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		prog, err := loom.NewProgram(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, prog := program(t, strings.Replace(src, "OP", c.op, 1))
 		kd, _ := prog.Kernel("k")
-		if a := Classify(prog, kd.Body); a.ULPs != c.ulps {
+		a := Classify(prog, kd.Body)
+		if a.ULPs != c.ulps {
 			t.Errorf("%s: %g ulp (%v), want %g", c.op, a.ULPs, a.Why, c.ulps)
 		}
+		// The bound's edges, counted at max(|cpu|, 1) = 3.
+		cs := oneBuffer(f32, a)
+		if d := Compare(cs, 0, f32s(3+float32(c.ulps)*ulp), f32s(3)); d != nil {
+			t.Errorf("%s: %g ulp off: %s", c.op, c.ulps, d)
+		}
+		if d := Compare(cs, 0, f32s(3+float32(c.ulps+1)*ulp), f32s(3)); d == nil {
+			t.Errorf("%s: %g ulp off passes", c.op, c.ulps+1)
+		}
 	}
+	// 1e-5 relative, the GPU tests' old tolerance, is 84 ulp at 3: too
+	// loose for expf.
+	_, prog := program(t, strings.Replace(src, "OP", "scalar.expf %v : f32", 1))
+	kd, _ := prog.Kernel("k")
+	if d := Compare(oneBuffer(f32, Classify(prog, kd.Body)), 0, f32s(3*(1+9e-6)), f32s(3)); d == nil {
+		t.Error("expf: 9e-6 relative passes")
+	}
+}
+
+// program parses one module from src.
+func program(t *testing.T, src string) (*loom.Module, *loom.Program) {
+	t.Helper()
+	m, err := loom.ParseFile("k.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := loom.NewProgram(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, prog
 }
 
 func TestNewCaseDeterministic(t *testing.T) {
@@ -173,14 +197,7 @@ kernel.def export("k") @k(%n: index) {
   kernel.return
 }
 `
-	m, err := loom.ParseFile("k.loom", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := loom.NewProgram(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, prog := program(t, src)
 	kd, _ := prog.Kernel("k")
 	a, err := NewCase([]*loom.Module{m}, prog, kd, nil, 7, 0)
 	if err != nil {

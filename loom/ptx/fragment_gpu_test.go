@@ -18,14 +18,14 @@ import (
 // partial sums are exact in every accumulator type the fragment kernels
 // use (multiples of 1/2 in [-2, 2]; integers in [-32, 32]), so tensor
 // cores must agree with the CPU executor bit for bit.
-func exactFill(c *kcase, seed uint32) {
+func exactFill(c *crosscheck.Case, seed uint32) {
 	s := seed
 	next := func() int {
 		s = s*1664525 + 1013904223
 		return int(s>>24)%9 - 4
 	}
-	for i, a := range c.args {
-		el := c.elems[i]
+	for i, a := range c.Args {
+		el := c.Elems[i]
 		if a.Buffer == nil || el == nil {
 			continue
 		}
@@ -44,7 +44,7 @@ func exactFill(c *kcase, seed uint32) {
 			}
 		}
 	}
-	c.acc = crosscheck.Accuracy{}
+	c.Accuracy = crosscheck.Accuracy{}
 }
 
 // TestFragmentPTX checks how fragments lower: tensor-core instructions for
@@ -128,8 +128,8 @@ func TestGPUFragments(t *testing.T) {
 					// Operands copied as i32 words hold f16 or bf16 values.
 					name, _, _ = strings.Cut(name, "_")
 					el := &loom.Type{Kind: loom.TypeFloat, Name: name, Bits: 16}
-					_, c.args[3].Buffer = halfOperand(len(c.args[3].Buffer)/2, 5, el)
-					_, c.args[4].Buffer = halfOperand(len(c.args[4].Buffer)/2, 6, el)
+					_, c.Args[3].Buffer = halfOperand(len(c.Args[3].Buffer)/2, 5, el)
+					_, c.Args[4].Buffer = halfOperand(len(c.Args[4].Buffer)/2, 6, el)
 				}
 				want, err := runCPU(c)
 				if err != nil {
@@ -171,18 +171,18 @@ func TestTensorCoreMatmulCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.args[0].Bits, c.args[1].Bits, c.args[2].Bits = rows, cols, depth
+		c.Args[0].Bits, c.Args[1].Bits, c.Args[2].Bits = rows, cols, depth
 		av, araw := halfOperand(rows*depth, 5, el)
 		bv, braw := halfOperand(depth*cols, 6, el)
-		c.args[3].Buffer, c.args[4].Buffer = araw, braw
-		c.args[5].Buffer = make([]byte, 4*rows*cols)
+		c.Args[3].Buffer, c.Args[4].Buffer = araw, braw
+		c.Args[5].Buffer = make([]byte, 4*rows*cols)
 		grid, block, storage, err := tensorLaunch(m, export, rows, cols, depth)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.launch.Workgroups = [3]int{int(grid.X), int(grid.Y), int(grid.Z)}
-		c.launch.WorkgroupSize = [3]int{int(block.X), int(block.Y), int(block.Z)}
-		c.launch.WorkgroupStorage = storage
+		c.Launch.Workgroups = [3]int{int(grid.X), int(grid.Y), int(grid.Z)}
+		c.Launch.WorkgroupSize = [3]int{int(block.X), int(block.Y), int(block.Z)}
+		c.Launch.WorkgroupStorage = storage
 		out, err := runCPU(c)
 		if err != nil {
 			t.Fatalf("%s: %v", export, err)

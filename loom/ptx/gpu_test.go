@@ -10,7 +10,6 @@ import (
 	"github.com/loomgen/loomgen/hip"
 	"github.com/loomgen/loomgen/internal/crosscheck"
 	"github.com/loomgen/loomgen/loom"
-	"github.com/loomgen/loomgen/loom/interp"
 )
 
 // gpuContext opens device 0 through the CUDA driver, or skips.
@@ -41,8 +40,8 @@ func gpuContext(tb testing.TB) (*hip.Context, *hip.Stream) {
 // corpusCases compiles every corpus kernel and builds its inputs; kernels
 // the backend refuses, or whose launch the analyses cannot size, are left
 // out (the refusals are covered by TestCorpusCompilesOrRefuses).
-func corpusCases(t *testing.T) ([]*kcase, []*Kernel) {
-	var cases []*kcase
+func corpusCases(t *testing.T) ([]*crosscheck.Case, []*Kernel) {
+	var cases []*crosscheck.Case
 	var ks []*Kernel
 	for _, path := range corpusFiles(t) {
 		m := parse(t, path)
@@ -60,7 +59,7 @@ func corpusCases(t *testing.T) ([]*kcase, []*Kernel) {
 				t.Logf("%s: no inputs: %v", kd.Export, err)
 				continue
 			}
-			c.name = filepath.Base(path) + "/" + kd.Export
+			c.Name = filepath.Base(path) + "/" + kd.Export
 			cases = append(cases, c)
 			ks = append(ks, k)
 		}
@@ -69,22 +68,7 @@ func corpusCases(t *testing.T) ([]*kcase, []*Kernel) {
 }
 
 // runCPU runs a case on the CPU executor over copies of its buffers.
-func runCPU(c *kcase) ([][]byte, error) {
-	ik, err := interp.Compile(c.mods, c.kd.Export, interp.Options{Config: c.cfg, Workers: 2})
-	if err != nil {
-		return nil, err
-	}
-	args := make([]interp.Arg, len(c.args))
-	out := make([][]byte, len(c.args))
-	for i, a := range c.args {
-		args[i] = a
-		if a.Buffer != nil {
-			out[i] = append([]byte(nil), a.Buffer...)
-			args[i].Buffer = out[i]
-		}
-	}
-	return out, ik.Run(c.launch, args)
-}
+func runCPU(c *crosscheck.Case) ([][]byte, error) { return crosscheck.RunCPU(c, false) }
 
 // TestHarnessCPU checks the inputs the GPU test uses are valid for the CPU
 // executor (so a GPU mismatch is the backend's fault, not the harness's).
@@ -93,7 +77,7 @@ func TestHarnessCPU(t *testing.T) {
 	ran := 0
 	for _, c := range cases {
 		if _, err := runCPU(c); err != nil {
-			t.Logf("%s: CPU executor rejects the inputs: %v", c.name, err)
+			t.Logf("%s: CPU executor rejects the inputs: %v", c.Name, err)
 			continue
 		}
 		ran++
@@ -111,7 +95,7 @@ func TestGPUCorpus(t *testing.T) {
 	dump := os.Getenv("PTX_DUMP")
 	for i, c := range cases {
 		k := ks[i]
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			if dump != "" {
 				os.WriteFile(filepath.Join(dump, k.Entry+".ptx"), []byte(k.PTX), 0o644)
 			}
@@ -146,7 +130,7 @@ func TestGPUVectorMisaligned(t *testing.T) {
 			continue
 		}
 		ran++
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			want, err := runCPU(c)
 			if err != nil {
 				t.Skipf("CPU executor rejects the inputs: %v", err)
@@ -169,9 +153,9 @@ func TestGPUVectorMisaligned(t *testing.T) {
 
 // runGPU launches compiled kernel k on case c, each buffer starting off
 // bytes into its allocation, and returns the buffers after the run.
-func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *kcase, off int) [][]byte {
+func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *crosscheck.Case, off int) [][]byte {
 	t.Helper()
-	out, err := crosscheck.RunPTX(ctx, s, entryOf(k), c.args, c.launch, off)
+	out, err := crosscheck.RunPTX(ctx, s, entryOf(k), c.Args, c.Launch, off)
 	if err != nil {
 		t.Fatal(err)
 	}

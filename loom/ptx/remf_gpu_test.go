@@ -41,15 +41,15 @@ func TestGPURemfSpecial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.acc.Exact() {
+	if !c.Accuracy.Exact() {
 		t.Fatal("remf counted as inexact: the comparison would allow a tolerance")
 	}
 	b := make([]byte, 4*len(src))
 	for i, x := range src {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
-	c.args = []interp.Arg{{Bits: uint64(n)}, {Buffer: b}, {Buffer: make([]byte, 4*6*n)}}
-	c.launch.Workgroups = [3]int{(n + 63) / 64, 1, 1}
+	c.Args = []interp.Arg{{Bits: uint64(n)}, {Buffer: b}, {Buffer: make([]byte, 4*6*n)}}
+	c.Launch.Workgroups = [3]int{(n + 63) / 64, 1, 1}
 	want, err := runCPU(c)
 	if err != nil {
 		t.Fatal(err)

@@ -92,16 +92,9 @@ func isFloat(t *loom.Type) bool { return t != nil && t.Kind == loom.TypeFloat }
 // isHalf reports whether t is stored in a 16-bit float register.
 func isHalf(t *loom.Type) bool { return isFloat(t) && (t.Name == "f16" || t.Name == "bf16") }
 
-// carrierBytes is the size of a scalar parameter or memory element.
-func carrierBytes(t *loom.Type) int {
-	switch t.Kind {
-	case loom.TypeIndex:
-		return 4
-	case loom.TypeOffset:
-		return 8
-	}
-	return t.ByteSize()
-}
+// carrierBytes is the size of a scalar parameter or memory element: index
+// and offset at the GPU carriers (32 and 64 bits).
+func carrierBytes(t *loom.Type) int { return loom.TargetGPU.ByteSizeOn(t) }
 
 // paramType is the .param type of a scalar parameter.
 func paramType(t *loom.Type) string {
