@@ -146,6 +146,33 @@ func TestFakeDriverEnvVar(t *testing.T) {
 	}
 }
 
+// TestOpenStream opens the fake driver's device 0 with a stream, and
+// reports a missing device or driver as ErrNoDevice or ErrNoLibrary.
+func TestOpenStream(t *testing.T) {
+	so := fakeDriver(t)
+	t.Setenv("LOOM_CUDA_LIB", so)
+	s, err := OpenStream(CUDA, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Context().Library().Path() != so {
+		t.Errorf("library %s, want %s", s.Context().Library().Path(), so)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(s.Close(), s.Context().Close()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenStream(CUDA, 3); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("device 3 of 1: %v, want ErrNoDevice", err)
+	}
+	t.Setenv("LOOM_CUDA_LIB", "/nonexistent/libcuda.so.1")
+	if _, err := OpenStream(CUDA, 0); !errors.Is(err, ErrNoLibrary) {
+		t.Errorf("no driver: %v, want ErrNoLibrary", err)
+	}
+}
+
 func TestFakeDriverErrors(t *testing.T) {
 	so := fakeDriver(t)
 	t.Setenv("FAKE_RETAIN", "2")

@@ -33,6 +33,27 @@ func (c *Context) NewStream() (*Stream, error) {
 // Context is the stream's context.
 func (s *Stream) Context() *Context { return s.ctx }
 
+// OpenStream loads vendor v's driver (OpenVendor), makes a context on
+// device ordinal and a stream in it: the whole setup of a program that
+// drives one GPU. Errors wrapping ErrNoLibrary or ErrNoDevice mean there
+// is no such GPU. When done, close the stream, then its Context.
+func OpenStream(v Vendor, ordinal int) (*Stream, error) {
+	lib, err := OpenVendor(v)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := lib.NewContext(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		ctx.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // Handle is the driver's handle (CUstream, hipStream_t), for code that
 // calls the driver directly; it is valid until Close.
 func (s *Stream) Handle() uintptr { return s.h }

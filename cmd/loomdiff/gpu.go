@@ -6,28 +6,15 @@ import (
 	"github.com/loomgen/loomgen/loom/ptx"
 )
 
-// device is an open CUDA context and stream on GPU 0.
-type device struct {
-	lib *hip.Library
-	ctx *hip.Context
-	s   *hip.Stream
-}
+// device is an open CUDA stream on GPU 0 (and its context).
+type device struct{ s *hip.Stream }
 
 func openDevice() (*device, error) {
-	lib, err := hip.OpenVendor(hip.CUDA)
+	s, err := hip.OpenStream(hip.CUDA, 0)
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := lib.NewContext(0)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ctx.NewStream()
-	if err != nil {
-		ctx.Close()
-		return nil, err
-	}
-	return &device{lib: lib, ctx: ctx, s: s}, nil
+	return &device{s: s}, nil
 }
 
 // run launches k on c's inputs and returns every buffer after the run; an
@@ -38,5 +25,5 @@ func (d *device) run(k *ptx.Kernel, c *crosscheck.Case) ([][]byte, error) {
 		e.ParamSizes = append(e.ParamSizes, p.Size)
 		e.Buffers = append(e.Buffers, p.Buffer)
 	}
-	return crosscheck.RunPTX(d.ctx, d.s, e, c.Args, c.Launch, 0)
+	return crosscheck.RunPTX(d.s.Context(), d.s, e, c.Args, c.Launch, 0)
 }

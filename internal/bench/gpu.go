@@ -44,16 +44,13 @@ type gpu struct {
 // OpenGPU opens device 0 through the CUDA driver; hip.ErrNoLibrary or
 // hip.ErrNoDevice (wrapped) mean there is no GPU to measure.
 func OpenGPU(opt GPUOptions, machine map[string]string) (g *gpu, err error) {
-	lib, err := hip.OpenVendor(hip.CUDA)
+	s, err := hip.OpenStream(hip.CUDA, 0)
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := lib.NewContext(0)
-	if err != nil {
-		return nil, err
-	}
-	g = &gpu{opt: opt, ctx: ctx}
-	g.closers = append(g.closers, func() { ctx.Close() })
+	ctx := s.Context()
+	g = &gpu{opt: opt, ctx: ctx, s: s}
+	g.closers = append(g.closers, func() { ctx.Close() }, func() { s.Close() })
 	defer func() {
 		if err != nil {
 			g.Close()
@@ -62,11 +59,7 @@ func OpenGPU(opt GPUOptions, machine map[string]string) (g *gpu, err error) {
 	if name, err := ctx.Device().Name(); err == nil {
 		machine["gpu"] = name
 	}
-	machine["cuda_driver"] = fmt.Sprint(lib.DriverVersion())
-	if g.s, err = ctx.NewStream(); err != nil {
-		return nil, err
-	}
-	g.closers = append(g.closers, func() { g.s.Close() })
+	machine["cuda_driver"] = fmt.Sprint(ctx.Library().DriverVersion())
 	if g.start, err = ctx.NewEvent(); err != nil {
 		return nil, err
 	}

@@ -15,26 +15,15 @@ import (
 // gpuContext opens device 0 through the CUDA driver, or skips.
 func gpuContext(tb testing.TB) (*hip.Context, *hip.Stream) {
 	tb.Helper()
-	lib, err := hip.OpenVendor(hip.CUDA)
+	s, err := hip.OpenStream(hip.CUDA, 0)
 	if errors.Is(err, hip.ErrNoLibrary) || errors.Is(err, hip.ErrNoDevice) {
 		tb.Skipf("no NVIDIA GPU: %v", err)
 	}
 	if err != nil {
-		tb.Fatalf("opening the CUDA driver: %v", err)
+		tb.Fatalf("opening GPU 0 through the CUDA driver: %v", err)
 	}
-	ctx, err := lib.NewContext(0)
-	if errors.Is(err, hip.ErrNoDevice) {
-		tb.Skipf("no NVIDIA GPU: %v", err)
-	}
-	if err != nil {
-		tb.Fatalf("context: %v", err)
-	}
-	s, err := ctx.NewStream()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close(); ctx.Close() })
-	return ctx, s
+	tb.Cleanup(func() { s.Close(); s.Context().Close() })
+	return s.Context(), s
 }
 
 // corpusCases compiles every corpus kernel and builds its inputs; kernels
