@@ -53,8 +53,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -281,12 +283,7 @@ func printText(w io.Writer, rep *Report, verbose bool) {
 	both := rep.Kernels - rep.Counts[NotBoth]
 	fmt.Fprintf(w, "\n%d files, %d inputs excluded, %d inputs that do not parse or analyse\n", rep.Files, rep.Excluded, rep.Broken)
 	fmt.Fprintf(w, "%d kernels, %d compile on both backends\n", rep.Kernels, both)
-	var keys []string
-	for k := range rep.Counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(rep.Counts)) {
 		fmt.Fprintf(w, "  %-11s %d\n", k, rep.Counts[k])
 	}
 	// Skips grouped by their reason's first words, so a corpus run shows
@@ -297,10 +294,7 @@ func printText(w io.Writer, rep *Report, verbose bool) {
 			groups[skipClass(r.Detail)]++
 		}
 	}
-	var gk []string
-	for k := range groups {
-		gk = append(gk, k)
-	}
+	gk := slices.Collect(maps.Keys(groups))
 	sort.Slice(gk, func(a, b int) bool {
 		return groups[gk[a]] > groups[gk[b]] || groups[gk[a]] == groups[gk[b]] && gk[a] < gk[b]
 	})

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -13,12 +14,7 @@ import (
 // ratio with its target, for BENCHMARKS.md.
 func Markdown(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "Run started %s.\n\n| machine | |\n| --- | --- |\n", rep.Started.Format("2006-01-02 15:04 UTC"))
-	var keys []string
-	for k := range rep.Machine {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(rep.Machine)) {
 		fmt.Fprintf(w, "| %s | %s |\n", k, rep.Machine[k])
 	}
 	var groups []string

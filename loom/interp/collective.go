@@ -483,25 +483,24 @@ func broadcastPerLane(fr *frame, op *loom.Op, r, x, from *slot, g0, g1, sg int) 
 		src[l-g0] = s
 	}
 	if r.kind == kFloat {
-		vals := make([]float64, g1-g0)
-		for l := g0; l < g1; l++ {
-			vals[l-g0] = fr.F[x.idx][src[l-g0]]
-		}
-		for l := g0; l < g1; l++ {
-			if fr.mask[l] {
-				fr.F[r.idx][l] = vals[l-g0]
-			}
-		}
-		return nil
-	}
-	vals := make([]int64, g1-g0)
-	for l := g0; l < g1; l++ {
-		vals[l-g0] = fr.I[x.idx][src[l-g0]]
-	}
-	for l := g0; l < g1; l++ {
-		if fr.mask[l] {
-			fr.I[r.idx][l] = vals[l-g0]
-		}
+		gatherLanes(fr.F[r.idx], fr.F[x.idx], src, fr.mask, g0)
+	} else {
+		gatherLanes(fr.I[r.idx], fr.I[x.idx], src, fr.mask, g0)
 	}
 	return nil
+}
+
+// gatherLanes sets dst[l] = from[src[l-g0]] for the active lanes l of
+// [g0, g0+len(src)), reading every source before writing any result (dst
+// may be from).
+func gatherLanes[T any](dst, from []T, src []int, mask []bool, g0 int) {
+	vals := make([]T, len(src))
+	for i, s := range src {
+		vals[i] = from[s]
+	}
+	for i, v := range vals {
+		if mask[g0+i] {
+			dst[g0+i] = v
+		}
+	}
 }

@@ -88,14 +88,7 @@ func TestCFGViewLeavesLoop(t *testing.T) {
   kernel.return
 }
 `
-	m := parseSrc(t, src)
-	if _, err := Compile([]*loom.Module{m}, "k", Options{}); err != nil {
-		t.Fatal(err)
-	}
-	k, err := interp.Compile([]*loom.Module{m}, "k", interp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := compileBoth(t, src)
 	for _, c := range []struct {
 		a, wantA []int32
 		wantB    int32
@@ -151,14 +144,7 @@ func TestCFGNestedRegion(t *testing.T) {
   kernel.return
 }
 `
-	m := parseSrc(t, src)
-	if _, err := Compile([]*loom.Module{m}, "k", Options{}); err != nil {
-		t.Fatal(err)
-	}
-	k, err := interp.Compile([]*loom.Module{m}, "k", interp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := compileBoth(t, src)
 	a := make([]byte, 16)
 	for i, v := range []int32{5, -2, 3, -3} {
 		binary.LittleEndian.PutUint32(a[4*i:], uint32(v))
@@ -169,4 +155,19 @@ func TestCFGNestedRegion(t *testing.T) {
 	if g := int32(binary.LittleEndian.Uint32(a)); g != 13 {
 		t.Errorf("sum of |x| = %d, want 13", g)
 	}
+}
+
+// compileBoth compiles kernel "k" of src to PTX (which must succeed) and
+// for the CPU executor, which the test runs.
+func compileBoth(t *testing.T, src string) *interp.Kernel {
+	t.Helper()
+	m := parseSrc(t, src)
+	if _, err := Compile([]*loom.Module{m}, "k", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := interp.Compile([]*loom.Module{m}, "k", interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
