@@ -120,7 +120,7 @@ func TestGeneratedCode(t *testing.T) {
 		t.Fatalf("go vet of %d generated packages failed:\n%s", built+2, out)
 	}
 	// Cases with a test of their own run it on their golden bindings.
-	if out, err := goCmd(t, mod, env, "test", "-count=1", "./e2e/", "./pkg/", "./cases/vectors/"); err != nil {
+	if out, err := goCmd(t, mod, env, "test", "-count=1", "./e2e/", "./pkg/", "./cases/vectors/", "./cases/config_encoding/"); err != nil {
 		t.Fatalf("e2e tests failed:\n%s", out)
 	}
 

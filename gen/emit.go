@@ -119,6 +119,18 @@ func renderConfig(f *jen.File, m *Model, helpers map[string]bool) error {
 	f.Comment("Config holds a value for every config.decl of the package's Loom sources;")
 	f.Comment("Load compiles each kernel with them. Start from DefaultConfig, which has the")
 	f.Comment("sources' config.def values.")
+	if len(m.Fixed) > 0 {
+		f.Comment("")
+		f.Comment("Encoding declarations have no field (an encoding has no Go value), and")
+		f.Comment("no kernel bound here reads one:")
+		for _, c := range m.Fixed {
+			def := "no config.def"
+			if c.Default != "" {
+				def = "config.def " + c.Default
+			}
+			f.Comment(fmt.Sprintf("  - @%s (%s, %s): %s", c.Key, c.Type, c.Pos, def))
+		}
+	}
 	f.Type().Id("Config").StructFunc(func(g *jen.Group) {
 		for i, c := range m.Config {
 			if i > 0 {

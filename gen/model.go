@@ -35,6 +35,9 @@ type Model struct {
 	Sources []Source
 	Kernels []*Kernel
 	Config  []*ConfigField
+	// Fixed are the config.decls of encoding type, which have no Config
+	// field, in source order.
+	Fixed   []*FixedConfig
 	Program *loom.Program
 }
 
@@ -146,6 +149,10 @@ func BuildModel(pkg string, sources []Source) (*Model, error) {
 		kernelNames.taken[name] = true
 	}
 	for _, lk := range prog.Kernels() {
+		if err := m.checkFixedReads(prog, lk); err != nil {
+			addErr(err)
+			continue
+		}
 		k, err := buildKernel(prog, lk, kernelNames)
 		if err != nil {
 			addErr(err)
@@ -210,6 +217,10 @@ func (m *Model) buildConfig(prog *loom.Program, addErr func(error)) {
 			}
 			seen[d.Symbol] = true
 			goType, ok := configGoType(d.Type)
+			if !ok && isEncoding(d.Type) {
+				m.Fixed = append(m.Fixed, &FixedConfig{Key: d.Symbol, Type: d.Type, Default: configDefText(prog, d.Symbol), Pos: opPos(d.Op)})
+				continue
+			}
 			if !ok {
 				addErr(errAt(opPos(d.Op), ErrUnsupported, "config @%s: type %s has no Go field type (index, offset, i1, i8…i64, f32 and f64 do)", d.Symbol, d.Type))
 				continue
