@@ -6,16 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomgen/loomgen/internal/le"
 	"github.com/loomgen/loomgen/loom"
 )
 
-func f32s(vs ...float32) []byte {
-	b := make([]byte, 4*len(vs))
-	for i, v := range vs {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-	}
-	return b
-}
+func f32s(vs ...float32) []byte { return le.F32Bytes(vs) }
 
 func halfs(t *loom.Type, vs ...float64) []byte {
 	b := make([]byte, 2*len(vs))

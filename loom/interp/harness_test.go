@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	little "github.com/loomgen/loomgen/internal/le"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -100,21 +101,8 @@ func idx(v int64) Arg    { return Arg{Bits: uint64(uint32(int32(v)))} }
 func f32a(v float32) Arg { return Arg{Bits: uint64(math.Float32bits(v))} }
 func buf(b []byte) Arg   { return Arg{Buffer: b} }
 
-func f32bytes(xs []float32) []byte {
-	b := make([]byte, 4*len(xs))
-	for i, x := range xs {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func bytesF32(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
+func f32bytes(xs []float32) []byte { return little.F32Bytes(xs) }
+func bytesF32(b []byte) []float32  { return little.BytesF32(b) }
 
 func i32bytes(xs []int32) []byte {
 	b := make([]byte, 4*len(xs))
