@@ -16,6 +16,12 @@ type DocData struct {
 	Sources []string
 	Kernels []DocKernel
 	Config  []DocConfig
+	Fixed   []DocFixed
+}
+
+// DocFixed is one config.decl of encoding type, which has no Config field.
+type DocFixed struct {
+	Key, Type, Pos, Default string
 }
 
 // DocKernel describes one kernel in the reference.
@@ -46,6 +52,9 @@ func (m *Model) Doc() DocData {
 	d := DocData{Package: m.Package}
 	for _, s := range m.Sources {
 		d.Sources = append(d.Sources, s.Name)
+	}
+	for _, c := range m.Fixed {
+		d.Fixed = append(d.Fixed, DocFixed{Key: c.Key, Type: c.Type.String(), Pos: c.Pos.String(), Default: c.Default})
 	}
 	for _, c := range m.Config {
 		dc := DocConfig{Key: c.Key, GoName: c.GoName, Type: c.Type.String(), GoType: c.GoType, Doc: strings.TrimSpace(c.Doc)}

@@ -137,3 +137,25 @@ func TestDocDynamicWorkgroupStorage(t *testing.T) {
 		}
 	}
 }
+
+// The kernel reference lists the encoding declarations Config has no
+// field for.
+func TestDocFixedConfig(t *testing.T) {
+	src, err := os.ReadFile("testdata/cases/config_encoding/kernels/quant.loom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := BuildModel("x", []Source{{Name: "quant.loom", Text: src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := RenderDoc(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- `@quant.schema` (`encoding<schema>`, quant.loom:7:1): config.def `#q8_0<block=32>`", "- `@quant.layout` (`encoding<layout>`, quant.loom:10:1): no config.def"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("reference lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -88,8 +88,8 @@ func wantLanes() []float32 {
 }
 
 // TestVectorArgsCPU: vector arguments reach the CPU executor lane for lane
-// (index lanes narrowed to the 32-bit carrier), and KernelInfo describes
-// vector parameters.
+// (index lanes narrowed to the 32-bit carrier), run directly and replayed
+// from a recording, and KernelInfo describes vector parameters.
 func TestVectorArgsCPU(t *testing.T) {
 	s := testSession(t)
 	k := compileLanes(t, s)
@@ -106,15 +106,30 @@ func TestVectorArgsCPU(t *testing.T) {
 	}
 	dst := must(Alloc[float32](s, 14))
 	d := must(s.NewDispatch(k, nil, laneArgs(dst.Write())))
+	check := func(how string) {
+		t.Helper()
+		got := must(ReadSlice(s, dst))
+		for i, w := range wantLanes() {
+			if got[i] != w {
+				t.Errorf("%s: lane %d: %v, want %v", how, i, got[i], w)
+			}
+		}
+	}
 	if err := s.Run([]Command{d}); err != nil {
 		t.Fatal(err)
 	}
-	got := must(ReadSlice(s, dst))
-	for i, w := range wantLanes() {
-		if got[i] != w {
-			t.Errorf("lane %d: %v, want %v", i, got[i], w)
-		}
+	check("Run")
+	// A recording replays the same lanes.
+	if err := s.Record("lanes", []Command{Fill{Region: dst.Region()}, d}); err != nil {
+		t.Fatal(err)
 	}
+	if err := s.Run([]Command{Fill{Region: dst.Region()}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Replay("lanes"); err != nil {
+		t.Fatal(err)
+	}
+	check("Replay")
 }
 
 // TestVectorArgsRefused: a vector argument of the wrong lane type or count,

@@ -33,6 +33,7 @@ func TestDocEscapesCells(t *testing.T) {
 		Sources []string
 		Kernels []struct{}
 		Config  []cfg
+		Fixed   []struct{ Key, Type, Pos, Default string }
 	}{Package: "p", Sources: []string{"a.loom"}, Config: []cfg{{Key: "p.x", GoName: "PX", Type: "index", GoType: "int", Doc: "a|b\nc"}}}
 	var buf bytes.Buffer
 	if err := Doc(&buf, data); err != nil {
