@@ -346,6 +346,11 @@ func TestBadLaunches(t *testing.T) {
 	if !errors.As(err, &e) || e.Call != "cuLaunchKernel" || e.Name != "CUDA_ERROR_INVALID_VALUE" {
 		t.Fatalf("error %#v does not name the call and code", e)
 	}
+	// A zero grid is refused by hip (no *Error: the driver never saw it),
+	// not run as one block.
+	if err := s.Launch(k.saxpy, Dim1(0), Dim1(256), 0, sc.args); !errors.Is(err, ErrInvalidValue) || errors.As(err, &e) {
+		t.Fatalf("a zero grid: got %v, want hip's ErrInvalidValue", err)
+	}
 	if k.saxpy.ParamSizes() != nil {
 		if err := s.Launch(k.saxpy, Dim1(1), Dim1(32), 0, NewArgs(8, 8)); !errors.Is(err, ErrBadArguments) {
 			t.Fatalf("two arguments for four parameters: got %v", err)
