@@ -216,3 +216,32 @@ func TestVectorArgsCUDAFake(t *testing.T) {
 		t.Errorf("the backend's launch gave the driver\n% x\nwant\n% x", got, want)
 	}
 }
+
+// TestVectorLaneEncoding: Vector stores every lane type at its width, each
+// lane reading back as the scalar Arg of its value.
+func TestVectorLaneEncoding(t *testing.T) {
+	for _, c := range []struct {
+		arg  Arg
+		want string
+		size int
+	}{
+		{Vector(true, false, true), "vector<3xi1> [true false true]", 3},
+		{Vector[int8](-128, 127), "vector<2xi8> [-128 127]", 2},
+		{Vector[int16](-32768, 7), "vector<2xi16> [-32768 7]", 4},
+		{Vector[int32](-1, 1<<31-1), "vector<2xi32> [-1 2147483647]", 8},
+		{Vector[int64](-1<<63, 5), "vector<2xi64> [-9223372036854775808 5]", 16},
+		{Vector(-3, 4), "vector<2xindex> [-3 4]", 16},
+		{Vector[uint64](1<<64-1, 0), "vector<2xoffset> [18446744073709551615 0]", 16},
+		{Vector(F16From(1.5)), "vector<1xf16> [1.5]", 2},
+		{Vector(BF16From(-2), BF16From(0.5)), "vector<2xbf16> [-2 0.5]", 4},
+		{Vector[float32](0.1), "vector<1xf32> [0.1]", 4},
+		{Vector(math.Pi), "vector<1xf64> [3.141592653589793]", 8},
+	} {
+		if got := c.arg.String(); got != c.want {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+		if len(c.arg.vec.b) != c.size {
+			t.Errorf("%s: %d bytes, want %d", c.want, len(c.arg.vec.b), c.size)
+		}
+	}
+}
