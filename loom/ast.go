@@ -281,6 +281,8 @@ type Op struct {
 	Refused string
 	// Doc is the text of the // comment lines directly above the op.
 	Doc string
+	// Loc is the loc(…) annotation written after the op, or nil.
+	Loc *Loc
 	// LaunchWorkload is, for kernel.launch, how many leading Operands are
 	// the bracketed workload values of `@k[%n](…)`, and -1 for the older
 	// form without brackets; the rest are launch values. It is zero for

@@ -104,8 +104,10 @@ func ParseConst(t *Type, text string) (Const, error) {
 			f = math.Inf(1)
 		case "-inf":
 			f = math.Inf(-1)
-		case "nan":
+		case "nan", "+nan":
 			f = math.NaN()
+		case "-nan":
+			f = math.Copysign(math.NaN(), -1)
 		default:
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {

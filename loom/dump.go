@@ -166,6 +166,9 @@ func dumpOp(b *strings.Builder, op *Op, depth int) {
 	if op.Doc != "" {
 		fmt.Fprintf(b, " doc=%q", op.Doc)
 	}
+	if op.Loc != nil {
+		fmt.Fprintf(b, " loc(%s)", op.Loc.Text)
+	}
 	b.WriteByte('\n')
 	for _, r := range op.Regions {
 		b.WriteString(ind + "  region")

@@ -1,12 +1,15 @@
 package loom
 
+import "strings"
+
 // joinLines drops the newlines that cannot end a statement, so that the
 // parser, which ends statements at newlines, accepts the layouts Loom's
 // own (format-driven) parser accepts: a line ending in `,`, `:`, `=`, `->`,
 // `(`, `[`, `<` or `|` continues on the next one (`%a, %b =` with the op
 // below, call operands and type lists over several lines), and so does a
-// line followed by one that starts with `:`, `->`, `,`, `=`, `|`, a closing
-// `)`, `]` or `>`, or one of the header words where, launch, else and do.
+// line followed by one that starts with `:`, `->`, `,`, `=`, `|`, `{`, a
+// closing `)`, `]` or `>`, one of the header words where, launch, else and
+// do, or a clause word such as workgroup_size(.
 // Statements written one per line are unaffected.
 func joinLines(toks []token) []token {
 	out := make([]token, 0, len(toks))
@@ -25,7 +28,7 @@ func joinLines(toks []token) []token {
 			j++
 		}
 		// A run of newlines (blank lines) is kept as its first one.
-		joined := len(out) > 0 && (continuesAfter(out[len(out)-1], labelLine) || j < len(toks) && continuesBefore(toks[j]))
+		joined := len(out) > 0 && (continuesAfter(out[len(out)-1], labelLine) || j < len(toks) && continuesBefore(toks[j:]))
 		if !joined {
 			out = append(out, t)
 		}
@@ -46,17 +49,24 @@ func continuesAfter(t token, labelLine bool) bool {
 	return false
 }
 
-// continuesBefore reports whether a line starting with t continues the
-// statement above: no statement starts with these tokens.
-func continuesBefore(t token) bool {
+// continuesBefore reports whether a line starting with toks[0] continues
+// the statement above: no statement starts with these tokens. Besides the
+// punctuation and header words, that is an @symbol, a '{' (a region or
+// attribute dictionary moved down) and an undotted word directly followed
+// by '(' (a clause such as workgroup_size(…) or export("k"); op names are
+// dotted).
+func continuesBefore(toks []token) bool {
+	t := toks[0]
 	switch t.kind {
-	case tColon, tArrow, tComma, tEqual, tPipe, tRParen, tRBrack, tRAngle:
+	case tColon, tArrow, tComma, tEqual, tPipe, tRParen, tRBrack, tRAngle, tLBrace, tSymbol:
 		return true
 	case tIdent:
 		switch t.text {
 		case "where", "launch", "else", "do":
 			return true
 		}
+		return len(toks) > 1 && toks[1].kind == tLParen && int(t.off)+len(t.text) == int(toks[1].off) &&
+			!strings.Contains(t.text, ".")
 	}
 	return false
 }

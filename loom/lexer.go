@@ -100,6 +100,10 @@ func (lx *lexer) run() {
 			lx.scanNumber()
 		case c == '.' && isDigit(lx.peekAt(lx.pos+1)):
 			lx.scanNumber()
+		case c == '-' && lx.negWord():
+			// -inf and -nan are one word, as in Loom's tokenizer.
+			lx.pos += 4
+			lx.emit(tIdent, start)
 		case c == '"':
 			lx.scanString()
 		case c == '-' && lx.peekAt(lx.pos+1) == '>':
@@ -154,6 +158,13 @@ func (lx *lexer) scanComment() {
 		text = text[:n-1]
 	}
 	lx.comments = append(lx.comments, comment{line: int32(lx.line), alone: alone, text: text})
+}
+
+// negWord reports whether -inf or -nan, not followed by a name
+// character, starts at the current position.
+func (lx *lexer) negWord() bool {
+	w := lx.src[lx.pos:min(lx.pos+4, len(lx.src))]
+	return (w == "-inf" || w == "-nan") && !isNameChar(lx.peekAt(lx.pos+4))
 }
 
 // scanIdent reads a bare word. Words may be dotted (kernel.launch.config),

@@ -132,6 +132,7 @@ type parser struct {
 	errs   ErrorList
 	mod    *Module
 	i1Type *Type
+	locs   map[int32]*Loc // loc(…) annotations by the offset of the token before them
 }
 
 func parseModule(filename string, src []byte) (m *Module, errs ErrorList) {
@@ -149,7 +150,6 @@ func parseModule(filename string, src []byte) (m *Module, errs ErrorList) {
 			p.docs[c.line] = c.text
 		}
 	}
-	p.tok = p.toks[0]
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
@@ -163,6 +163,8 @@ func parseModule(filename string, src []byte) (m *Module, errs ErrorList) {
 		}
 		errs = p.errs
 	}()
+	p.toks = p.takeLocs(p.toks)
+	p.tok = p.toks[0]
 	p.parseTop()
 	return m, p.errs
 }
@@ -265,6 +267,7 @@ func (p *parser) parseTop() {
 		p.skipNL()
 		switch p.tok.kind {
 		case tEOF:
+			p.strayLoc()
 			return
 		case tRBrace:
 			p.failAt(p.pos(p.tok), "unexpected '}' at top level")
@@ -385,6 +388,7 @@ func (p *parser) parseOp(top bool) *Op {
 		p.parseGeneric(op)
 	}
 	op.End = p.endPos(p.prev)
+	p.attachLoc(op)
 	assignResultTypes(op, p.i1())
 	return op
 }
@@ -450,20 +454,11 @@ func (p *parser) balancedText() string {
 // onto a new line. Format lays tokens out by the same rule, so the text
 // survives reformatting.
 func (p *parser) spanText(lo, hi int) string {
-	var b strings.Builder
-	var prev *token
-	for i := lo; i < hi && i < len(p.toks); i++ {
-		t := &p.toks[i]
-		if t.kind == tNewline {
-			continue
-		}
-		if prev != nil && spacedTokens(*prev, *t) {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t.text)
-		prev = t
+	hi = min(hi, len(p.toks))
+	if lo >= hi {
+		return ""
 	}
-	return b.String()
+	return joinTokens(p.toks[lo:hi])
 }
 
 // spacedTokens reports whether one blank separates a and b when they are

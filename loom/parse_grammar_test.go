@@ -1,6 +1,7 @@
 package loom
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -366,6 +367,86 @@ func TestDocOnlyAtLineStart(t *testing.T) {
 			if op.Doc != "store when in range" || op.Regions[0].Ops[0].Doc != "" {
 				t.Errorf("docs: if %q, store %q", op.Doc, op.Regions[0].Ops[0].Doc)
 			}
+		}
+	}
+}
+
+// TestLocAnnotations checks that loc(…) after an op is carried on it and
+// that a malformed or misplaced one is a positioned syntax error.
+func TestLocAnnotations(t *testing.T) {
+	src := kernelWith("  %r = scalar.negf %f : f32 loc(\"m.py\":7:2 to 7:30)\n" +
+		"  scf.if %c {\n    view.store %r, %v[%i] : f32, view<[%n]xf32> loc(fused<\"a\":1:1, opaque<\"t\", \"d\">>)\n  } loc(\"m.py\":8:1)")
+	m, err := ParseFile("t.loom", []byte(src))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	got := map[string]string{}
+	var walk func([]*Op)
+	walk = func(ops []*Op) {
+		for _, op := range ops {
+			if op.Loc != nil {
+				got[op.Name] = op.Loc.Text + " @" + op.Loc.Pos.String()
+			}
+			for _, r := range op.Regions {
+				walk(r.Ops)
+			}
+		}
+	}
+	walk(m.Ops)
+	want := map[string]string{
+		"scalar.negf": `"m.py":7:2 to 7:30 @t.loom:9:29`,
+		"view.store":  `fused<"a":1:1, opaque<"t", "d">> @t.loom:11:49`,
+		"scf.if":      `"m.py":8:1 @t.loom:12:5`,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("loc of %s = %q, want %q", k, got[k], w)
+		}
+	}
+	bad := []struct{ body, want string }{
+		{`  kernel.barrier loc("f":1)`, "t.loom:9:27: expected ':' after the line in location, found ')'"},
+		{`  kernel.barrier loc("f":1:70000)`, "t.loom:9:28: location column 70000 is not in 0…65535"},
+		{`  kernel.barrier loc(unknown)`, `t.loom:9:22: expected a location ("file":line:col, fused<…> or opaque<"tag", "data">), found 'unknown'`},
+		{`  kernel.barrier loc(opaque<"t">)`, "t.loom:9:32: expected ',' after the opaque location's tag in location, found '>'"},
+		{`  kernel.barrier loc(fused<"a":1:1`, "t.loom:9:35: expected '>' closing fused<…> in location, found newline"},
+		{`  kernel.barrier loc("f":1:1) x`, `t.loom:9:18: location annotation loc("f":1:1) must follow a whole operation`},
+		{`  %q = scalar.addf %f loc("f":1:1), %f : f32`, `t.loom:9:23: location annotation loc("f":1:1) must follow a whole operation`},
+	}
+	for _, tc := range bad {
+		_, err := ParseFile("t.loom", []byte(kernelWith(tc.body)))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %s", tc.body, err, tc.want)
+		}
+	}
+	if _, err := ParseFile("t.loom", []byte("#a = #q8_0<block=32> loc(\"f\":1:1)\n")); err == nil || !strings.Contains(err.Error(), "t.loom:1:") {
+		t.Errorf("loc after an alias: err = %v", err)
+	}
+}
+
+// TestNegativeSpecialFloats checks -inf and -nan, one word each in Loom
+// (kept, like inf and nan, as the words of scalar.constant).
+func TestNegativeSpecialFloats(t *testing.T) {
+	src := kernelWith("  %a = scalar.constant -inf : f32\n  %b = scalar.constant -nan : f32\n  %s = scalar.addf %a, %b : f32\n  view.store %s, %v[%i] : f32, view<[%n]xf32>")
+	m, err := ParseFile("t.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lits []string
+	for _, op := range m.Kernels[0].Body.Ops {
+		if op.Name == "scalar.constant" {
+			lits = append(lits, op.Words...)
+		}
+	}
+	if strings.Join(lits, " ") != "-inf -nan" {
+		t.Errorf("literals = %q", lits)
+	}
+	for _, s := range []string{"-inf", "-nan"} {
+		c, err := ParseConst(&Type{Kind: TypeFloat, Name: "f32", Bits: 32}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.Signbit(c.Float) {
+			t.Errorf("%s: %v has no sign bit", s, c.Float)
 		}
 	}
 }
