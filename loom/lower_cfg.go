@@ -18,7 +18,9 @@ import (
 //     ends in a tuple (kind, header arguments, exit payload): kind 0
 //     continues with the header arguments, kind k leaves through the k-th
 //     exit with that exit block's arguments and the loop's values used
-//     after it. A dispatch on kind after the loop continues at the exit;
+//     after it (slots a path leaves unset take the other arms' values,
+//     so a value no path changes stays out of the ifs: see chain). A
+//     dispatch on kind after the loop continues at the exit;
 //   - a branch whose arms never reconverge before the kernel returns (an
 //     early exit) puts the returning arms in scf.if, where kernel.return
 //     retires their invocations, and continues with the remaining arm in
@@ -565,6 +567,7 @@ type cfgCtx struct {
 	exitAt  []int    // first tuple slot of each exit's block arguments
 	live    []int    // the tuple slot of each live-out value
 	dummies []*Value // stand-ins for payload slots a path does not set
+	kinds   []*Value // the kind constants, made before the loop
 	// simple is set for a loop whose only exit is its header's branch
 	// (whileLoop): a path through the body ends in the header's
 	// arguments alone.
@@ -695,12 +698,12 @@ func (g *cfgGraph) edge(ctx *cfgCtx, e cfgEdge, stop int, out *[]*Op) ([]*Value,
 			if ctx.simple {
 				return e.args, nil
 			}
-			return g.tuple(ctx, 0, e, out), nil
+			return g.tuple(ctx, 0, e), nil
 		}
 		if !lp.body[e.to] {
 			for k, x := range lp.exits {
 				if x == e.to {
-					return g.tuple(ctx, k+1, e, out), nil
+					return g.tuple(ctx, k+1, e), nil
 				}
 			}
 		}
@@ -708,28 +711,25 @@ func (g *cfgGraph) edge(ctx *cfgCtx, e cfgEdge, stop int, out *[]*Op) ([]*Value,
 	return g.seq(ctx, e.to, e.args, stop, out)
 }
 
-// tuple emits the end of one path through a loop body: kind 0 continues
-// with e's arguments for the header, kind k leaves through exit k-1.
-func (g *cfgGraph) tuple(ctx *cfgCtx, kind int, e cfgEdge, out *[]*Op) []*Value {
-	g.at(g.blocks[ctx.loop.header].term)
-	vals := []*Value{g.l.intConst(typeOfBits(32), int64(kind))}
+// tuple is the end of one path through a loop body: kind 0 continues
+// with e's arguments for the header, kind k leaves through exit k-1 with
+// e's arguments in that exit's slots, the trip's header arguments that
+// are used after the loop, and the loop's values used after it that this
+// path defined. Slots the path does not set are nil (chain and loop
+// choose stand-ins).
+func (g *cfgGraph) tuple(ctx *cfgCtx, kind int, e cfgEdge) []*Value {
+	vals := make([]*Value, len(ctx.tuple))
+	vals[0] = ctx.kinds[kind]
 	if kind == 0 {
-		vals = append(vals, e.args...)
-	} else {
-		vals = append(vals, ctx.hargs...)
+		copy(vals[1:], e.args)
+		return vals
 	}
-	for i := 1 + len(ctx.hargs); i < len(ctx.tuple); i++ {
-		vals = append(vals, ctx.dummies[i])
-	}
-	if kind > 0 {
-		copy(vals[ctx.exitAt[kind-1]:], e.args)
-		for i, v := range ctx.loop.liveOut {
-			if ctx.live[i] > len(ctx.hargs) && g.dominates(g.defBlock[v], e.to) {
-				vals[ctx.live[i]] = v
-			}
+	copy(vals[ctx.exitAt[kind-1]:], e.args)
+	for i, v := range ctx.loop.liveOut {
+		if s := ctx.live[i]; s <= len(ctx.hargs) || g.dominates(g.defBlock[v], e.to) {
+			vals[s] = v
 		}
 	}
-	*out = append(*out, g.take()...)
 	return vals
 }
 
@@ -760,7 +760,7 @@ func (g *cfgGraph) branch(ctx *cfgCtx, b int, at *Op, arms []cfgArm, stop int, o
 			results = g.fresh(types)
 			in = results
 		}
-		if err := g.chain(ctx, at, arms, j, types, results, out); err != nil {
+		if _, err := g.chain(ctx, at, arms, j, types, results, out); err != nil {
 			return nil, err
 		}
 		if j == stop {
@@ -768,11 +768,7 @@ func (g *cfgGraph) branch(ctx *cfgCtx, b int, at *Op, arms []cfgArm, stop int, o
 		}
 		return g.seq(ctx, j, in, stop, out)
 	case ctx.loop != nil:
-		results := g.fresh(ctx.tuple)
-		if err := g.chain(ctx, at, arms, end, ctx.tuple, results, out); err != nil {
-			return nil, err
-		}
-		return results, nil
+		return g.chain(ctx, at, arms, end, ctx.tuple, nil, out)
 	}
 	// No join before the kernel returns: every arm ends in a return. The
 	// arms but one run in scf.if, where their invocations retire; the
@@ -807,41 +803,164 @@ func (g *cfgGraph) branch(ctx *cfgCtx, b int, at *Op, arms []cfgArm, stop int, o
 }
 
 // chain emits arms as nested scf.if ops whose regions run to stop and
-// yield the values control carries there as results.
-func (g *cfgGraph) chain(ctx *cfgCtx, at *Op, arms []cfgArm, stop int, types []*Type, results []*Value, out *[]*Op) error {
-	region := func(arms []cfgArm) ([]*Op, error) {
+// yield the values control carries there as results, and returns those
+// values. With results nil the arms end in a loop's tuple (loop), where
+// a slot no arm sets stays nil (a stand-in is chosen where it meets a
+// set one), a slot every arm sets to one value defined before the if is
+// that value rather than a result, and arms without ops become
+// scf.select: a value that does not depend on the path (a loop counter
+// left unchanged by an early exit) stays out of the if, so the CPU
+// executor keeps it uniform, and an if that only picks values costs one
+// select per slot.
+func (g *cfgGraph) chain(ctx *cfgCtx, at *Op, arms []cfgArm, stop int, types []*Type, results []*Value, out *[]*Op) ([]*Value, error) {
+	tupleMode := ctx.loop != nil && stop == len(g.blocks)
+	region := func(arms []cfgArm) ([]*Op, []*Value, error) {
 		var body []*Op
-		var vals []*Value
 		if len(arms) == 1 {
 			v, err := g.edge(ctx, arms[0].e, stop, &body)
-			if err != nil {
-				return nil, err
-			}
-			vals = v
-		} else {
-			vals = g.fresh(types)
-			if err := g.chain(ctx, at, arms, stop, types, vals, &body); err != nil {
-				return nil, err
-			}
+			return body, v, err
 		}
-		y := &Op{Pos: at.Pos, End: at.End, Name: "scf.yield", Types: types}
-		for _, v := range vals {
+		var vals []*Value
+		if !tupleMode {
+			vals = g.fresh(types)
+		}
+
+		vals, err := g.chain(ctx, at, arms, stop, types, vals, &body)
+		return body, vals, err
+	}
+	first, fv, err := region(arms[:1])
+	if err != nil {
+		return nil, err
+	}
+	rest, rv, err := region(arms[1:])
+	if err != nil {
+		return nil, err
+	}
+	yield := func(vals []*Value, slots []int) *Op {
+		y := &Op{Pos: at.Pos, End: at.End, Name: "scf.yield"}
+		for _, i := range slots {
+			v := vals[i]
+			y.Types = append(y.Types, types[i])
 			y.Operands = append(y.Operands, &Operand{Pos: at.Pos, Name: v.Name, Value: v})
 		}
-		return append(body, y), nil
-	}
-	first, err := region(arms[:1])
-	if err != nil {
-		return err
-	}
-	rest, err := region(arms[1:])
-	if err != nil {
-		return err
+		return y
 	}
 	g.at(at)
-	g.emitIf(arms[0], first, rest, types, results)
+	if !tupleMode && len(first) == 0 && len(rest) == 0 {
+		for i, r := range results {
+			x, y := fv[i], rv[i]
+			if arms[0].neg {
+				x, y = y, x
+			}
+			g.sel(arms[0].cond, x, y, r)
+		}
+		*out = append(*out, g.take()...)
+		return results, nil
+	}
+	if !tupleMode {
+		all := make([]int, len(types))
+		for i := range all {
+			all[i] = i
+		}
+		g.emitIf(arms[0], append(first, yield(fv, all)), append(rest, yield(rv, all)), types, results)
+		*out = append(*out, g.take()...)
+		return results, nil
+	}
+	vals := make([]*Value, len(types))
+	var kept []int
+	for i := range types {
+		a, b := fv[i], rv[i]
+		switch {
+		case a == nil && b == nil:
+		case (a == nil || b == nil || a == b) && (a == nil || !definedIn(first, a)) && (b == nil || !definedIn(rest, b)):
+			vals[i] = a
+			if a == nil {
+				vals[i] = b
+			}
+		default:
+			if a == nil {
+				fv[i] = ctx.standIn(i)
+			}
+			if b == nil {
+				rv[i] = ctx.standIn(i)
+			}
+			kept = append(kept, i)
+		}
+	}
+	if len(first) == 0 && len(rest) == 0 {
+		for _, i := range kept {
+			x, y := fv[i], rv[i]
+			if arms[0].neg {
+				x, y = y, x
+			}
+			vals[i] = g.sel(arms[0].cond, x, y, nil)
+		}
+		*out = append(*out, g.take()...)
+		return vals, nil
+	}
+	kt := make([]*Type, len(kept))
+	for j, i := range kept {
+		kt[j] = types[i]
+	}
+	res := g.fresh(kt)
+	for j, i := range kept {
+		vals[i] = res[j]
+	}
+	if len(kept) == 0 {
+		kt, res = nil, nil
+	}
+	g.emitIf(arms[0], append(first, yield(fv, kept)), append(rest, yield(rv, kept)), kt, res)
 	*out = append(*out, g.take()...)
-	return nil
+	return vals, nil
+}
+
+// definedIn reports whether ops or their regions define v.
+func definedIn(ops []*Op, v *Value) bool {
+	for _, op := range ops {
+		for _, r := range op.Results {
+			if r == v {
+				return true
+			}
+		}
+		for _, r := range op.Regions {
+			for _, a := range r.Args {
+				if a == v {
+					return true
+				}
+			}
+			if definedIn(r.Ops, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// standIn is the value a path that does not set tuple slot i carries
+// there: the trip's own header argument, or the slot's zero stand-in.
+func (ctx *cfgCtx) standIn(i int) *Value {
+	if i >= 1 && i <= len(ctx.hargs) {
+		return ctx.hargs[i-1]
+	}
+	return ctx.dummies[i]
+}
+
+// sel emits scf.select of x where c holds and y elsewhere, defining r
+// (a new value if nil).
+func (g *cfgGraph) sel(c, x, y, r *Value) *Value {
+	if r == nil {
+		r = g.fresh([]*Type{x.Type})[0]
+	}
+	t := r.Type
+	if t == nil {
+		t = x.Type
+	}
+	op := &Op{Pos: g.l.cur.Pos, End: g.l.cur.End, Name: "scf.select", Types: []*Type{t}, Results: []*Value{r}}
+	for _, a := range []*Value{c, x, y} {
+		op.Operands = append(op.Operands, &Operand{Pos: g.l.cur.Pos, Name: a.Name, Value: a})
+	}
+	g.l.out = append(g.l.out, op)
+	return r
 }
 
 // emitIf emits `scf.if` running body where arm a is taken and other
@@ -925,14 +1044,22 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 		}
 		ctx.dummies[i] = d
 	}
+	for k := 0; k <= len(lp.exits); k++ {
+		ctx.kinds = append(ctx.kinds, g.l.intConst(i32, int64(k)))
+	}
 	*out = append(*out, g.take()...)
 	var before []*Op
 	vals, err := g.seq(ctx, h, nil, len(g.blocks), &before)
 	if err != nil {
 		return nil, err
 	}
+	for i, v := range vals {
+		if v == nil {
+			vals[i] = ctx.standIn(i)
+		}
+	}
 	g.at(hb.term)
-	cont := g.l.cmp("cmpi", "eq", vals[0], g.l.intConst(i32, 0))
+	cont := g.l.cmp("cmpi", "eq", vals[0], ctx.kinds[0])
 	cond := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.condition", Types: append([]*Type{cont.Type}, ctx.tuple...)}
 	for _, v := range append([]*Value{cont}, vals...) {
 		cond.Operands = append(cond.Operands, &Operand{Pos: hb.pos, Name: v.Name, Value: v})

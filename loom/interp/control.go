@@ -541,11 +541,14 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 	for i, s := range inits {
 		argUni[i] = s.uni
 	}
-	keepUni := true
+	// With a condition that differs between invocations, the results
+	// hold each invocation's values from the trip it left on; a value
+	// forwarded uniformly still reaches the do region as one value, and
+	// only the leaving lanes write it to a separate result (outs).
 	var (
-		bargs, aargs []*slot
-		bcode, acode []instr
-		keep         *slot
+		bargs, aargs, outs []*slot
+		bcode, acode       []instr
+		keep               *slot
 	)
 	for attempt := 0; ; attempt++ {
 		snap := c.save()
@@ -556,7 +559,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 			if t == nil {
 				t = inits[i].typ
 			}
-			if bargs[i], err = c.newSlot(a.Pos, t, argUni[i] && keepUni); err != nil {
+			if bargs[i], err = c.newSlot(a.Pos, t, argUni[i]); err != nil {
 				return nil, err
 			}
 			bb.sc.vals[a.Name] = bargs[i]
@@ -566,6 +569,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 		// The after-region arguments double as the op's results: the
 		// condition forwards into them on every trip.
 		aargs = make([]*slot, len(after.Args))
+		outs = make([]*slot, len(after.Args))
 		bb.term = func(t *loom.Op, vals []*slot) (instr, error) {
 			if t.Name != "scf.condition" || len(vals) == 0 {
 				return nil, compileErr(t.Pos, ErrInvalid, "scf.while's first region must end in scf.condition")
@@ -580,16 +584,40 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 					ty = fwd[i].typ
 				}
 				var err error
-				if aargs[i], err = c.newSlot(a.Pos, ty, fwd[i].uni && keep.uni && keepUni); err != nil {
+				if aargs[i], err = c.newSlot(a.Pos, ty, fwd[i].uni); err != nil {
 					return nil, err
+				}
+				outs[i] = aargs[i]
+				if fwd[i].uni && !keep.uni {
+					if outs[i], err = c.newSlot(a.Pos, ty, false); err != nil {
+						return nil, err
+					}
+					if aargs[i].kind != kView && aargs[i].comps > 1 {
+						outs[i].comps = aargs[i].comps
+					}
 				}
 			}
 			k, fw, aa := keep, fwd, aargs
+			var sep [][2]*slot // (result, forwarded) written by leaving lanes
+			for i, o := range outs {
+				if o != aargs[i] {
+					sep = append(sep, [2]*slot{o, fwd[i]})
+				}
+			}
 			return func(fr *frame) error {
 				for i, d := range aa {
 					fr.copySlot(d, fw[i])
 				}
 				kv := fr.I[k.idx]
+				if len(sep) > 0 {
+					for l, a := range fr.mask {
+						if a && kv[l]&1 == 0 {
+							for _, p := range sep {
+								fr.setLaneUni(p[0], p[1], l)
+							}
+						}
+					}
+				}
 				n := 0
 				if k.uni {
 					if kv[0]&1 == 0 {
@@ -640,9 +668,6 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 			return nil, compileErr(after.End, ErrInvalid, "scf.while's do region must end in scf.yield")
 		}
 		changed := false
-		if !keep.uni && keepUni {
-			keepUni, changed = false, true
-		}
 		for i := range bargs {
 			if argUni[i] && !yields[i].uni {
 				argUni[i], changed = false, true
@@ -657,7 +682,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 		if i >= len(aargs) {
 			return nil, compileErr(op.Pos, ErrInvalid, "scf.while has more results than forwarded values")
 		}
-		b.sc.vals[op.Results[i].Name] = aargs[i]
+		b.sc.vals[op.Results[i].Name] = outs[i]
 	}
 	depth := b.depth + 1
 	return func(fr *frame) error {
@@ -714,6 +739,22 @@ func (c *compiler) scfSelect(b *block, op *loom.Op) (instr, error) {
 
 // selectInstr picks x where cond (scalar or per vector component) is true.
 func selectInstr(cond, x, y, res *slot) instr {
+	if res.kind == kInt && !res.uni && res.comps == 1 && cond.comps <= 1 && !cond.uni {
+		// One lane-wise int value (a path's value at a join): over the
+		// active bound, without the per-element indexing below.
+		return func(fr *frame) error {
+			lo, hi := fr.span(res)
+			cv, a, b, r := fr.I[cond.idx][lo:hi], fr.ints(x, true, 0)[lo:hi], fr.ints(y, true, 1)[lo:hi], fr.I[res.idx][lo:hi]
+			for i := range r {
+				if cv[i]&1 != 0 {
+					r[i] = a[i]
+				} else {
+					r[i] = b[i]
+				}
+			}
+			return nil
+		}
+	}
 	return func(fr *frame) error {
 		L := fr.L
 		w := 1

@@ -239,6 +239,25 @@ func (fr *frame) copySlot(dst, src *slot) {
 	}
 }
 
+// setLaneUni writes uniform src to lane l of varying dst.
+func (fr *frame) setLaneUni(dst, src *slot, l int) {
+	L := fr.L
+	switch dst.kind {
+	case kInt:
+		setLane(fr.I[dst.idx], fr.I[src.idx], dst.comps, L, l)
+	case kFloat:
+		setLane(fr.F[dst.idx], fr.F[src.idx], dst.comps, L, l)
+	case kView:
+		setLane(fr.V[dst.idx], fr.V[src.idx], dst.comps, L, l)
+	}
+}
+
+func setLane[T any](d, s []T, comps, L, l int) {
+	for c := 0; c < comps; c++ {
+		d[c*L+l] = s[c]
+	}
+}
+
 func copyLanes[T any](fr *frame, d, s []T, duni, suni bool, comps, L int) {
 	switch {
 	case duni:
