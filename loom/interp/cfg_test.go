@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -288,22 +289,7 @@ var cfgBenchLoops = map[string]string{
 // against the loop written structured.
 func BenchmarkCFGLoop(b *testing.B) {
 	for _, name := range []string{"scf_while", "cfg_plain", "cfg_two_exits"} {
-		src := `kernel.def export("k") @k(%n: index) {
-  %c1 = index.constant 1 : index
-  %wg = index.constant 64 : index
-  %g = index.div %n, %wg : index
-  kernel.launch.config workgroups(%g, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
-} launch(%n: index, %src: buffer, %dst: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %z = index.constant 0 : offset
-  %sv = buffer.view %src[%z] : buffer -> view<[%n]xi32>
-  %dv = buffer.view %dst[%z] : buffer -> view<[%n]xi32>
-  %x0 = view.load %sv[%i] : view<[%n]xi32> -> i32
-  %zero = scalar.constant 0 : i32
-  %one = scalar.constant 1 : i32
-  %cap = scalar.constant 200 : i32
-` + cfgBenchLoops[name] + "\n}\n"
-		k, err := Compile([]*loom.Module{parseSrc(b, src)}, "k", Options{Workers: 1})
+		k, err := Compile([]*loom.Module{parseSrc(b, cfgLoopKernel(cfgBenchLoops[name], 200))}, "k", Options{Workers: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -317,5 +303,119 @@ func BenchmarkCFGLoop(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// cfgLoopKernel is a kernel of n invocations in workgroups of 64 running
+// body on its invocation's word %x0 of %sv, with %zero, %one and %cap (the
+// trip cap) in scope; body stores to %dv.
+func cfgLoopKernel(body string, cap int) string {
+	return `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 64 : index
+  %g = index.div %n, %wg : index
+  kernel.launch.config workgroups(%g, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %src: buffer, %dst: buffer) {
+  %i = kernel.workitem.dispatch.id<x> : index
+  %z = index.constant 0 : offset
+  %sv = buffer.view %src[%z] : buffer -> view<[%n]xi32>
+  %dv = buffer.view %dst[%z] : buffer -> view<[%n]xi32>
+  %x0 = view.load %sv[%i] : view<[%n]xi32> -> i32
+  %zero = scalar.constant 0 : i32
+  %one = scalar.constant 1 : i32
+  %cap = scalar.constant ` + strconv.Itoa(cap) + ` : i32
+` + body + "\n}\n"
+}
+
+// TestCFGLoopExitTrips: invocations leave a loop on different trips, so
+// the loop counter, the same on every invocation still running, differs
+// between the invocations after it (the CPU executor keeps it uniform in
+// the body and writes each invocation's value as it leaves). Written with
+// cfg blocks left from the header and from the body (the general form),
+// and as scf.while with a per-invocation condition.
+func TestCFGLoopExitTrips(t *testing.T) {
+	const n, cap = 256, 40
+	kernels := map[string]string{
+		"cfg_two_exits": `  cfg.br ^h(%x0: i32, %zero: i32)
+^h(%v: i32, %s: i32):
+  %go = scalar.cmpi slt, %s, %cap : i32
+  cfg.cond_br %go, ^b, ^q
+^b:
+  %t = scalar.muli %v, %three : i32
+  %nv = scalar.addi %t, %one : i32
+  %ns = scalar.addi %s, %one : i32
+  %low = scalar.andi %nv, %seven : i32
+  %zr = scalar.cmpi eq, %low, %zero : i32
+  cfg.cond_br %zr, ^y, ^c
+^c:
+  cfg.br ^h(%nv: i32, %ns: i32)
+^y:
+  cfg.br ^x(%ns: i32)
+^q:
+  cfg.br ^x(%s: i32)
+^x(%r: i32):
+  %hi = scalar.shli %r, %sixteen : i32
+  %lo = scalar.andi %v, %mask : i32
+  %o = scalar.addi %hi, %lo : i32
+  view.store %o, %dv[%i] : i32, view<[%n]xi32>
+  kernel.return`,
+		"scf_while": `  %fv, %fs = scf.while(%v = %x0 : i32, %s = %zero : i32) -> (i32, i32) {
+    %low = scalar.andi %v, %seven : i32
+    %more = scalar.cmpi ne, %low, %zero : i32
+    %go = scalar.cmpi slt, %s, %cap : i32
+    %k = scalar.andi %go, %more : i1
+    scf.condition %k, %v, %s : i1, i32, i32
+  } do(%v2: i32, %s2: i32) {
+    %t = scalar.muli %v2, %three : i32
+    %nv = scalar.addi %t, %one : i32
+    %ns = scalar.addi %s2, %one : i32
+    scf.yield %nv, %ns : i32, i32
+  }
+  %hi = scalar.shli %fs, %sixteen : i32
+  %lo = scalar.andi %fv, %mask : i32
+  %o = scalar.addi %hi, %lo : i32
+  view.store %o, %dv[%i] : i32, view<[%n]xi32>
+  kernel.return`,
+	}
+	consts := `  %three = scalar.constant 3 : i32
+  %seven = scalar.constant 7 : i32
+  %sixteen = scalar.constant 16 : i32
+  %mask = scalar.constant 65535 : i32
+`
+	src := opsWords(n)
+	for name, body := range kernels {
+		want := make([]int32, n)
+		for i, v := range src {
+			s, r := int32(0), int32(0)
+			if name == "scf_while" {
+				for s < cap && v&7 != 0 {
+					v, s = v*3+1, s+1
+				}
+				r = s
+			} else {
+				for {
+					if s >= cap {
+						r = s
+						break
+					}
+					nv, ns := v*3+1, s+1
+					if nv&7 == 0 {
+						r = ns
+						break
+					}
+					v, s = nv, ns
+				}
+			}
+			want[i] = r<<16 + v&65535
+		}
+		k, err := Compile([]*loom.Module{parseSrc(t, cfgLoopKernel(consts+body, cap))}, "k", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, 4*n)
+		if err := k.Run(Launch{Workgroups: [3]int{n / 64, 1, 1}, WorkgroupSize: [3]int{64, 1, 1}}, []Arg{idx(n), buf(i32bytes(src)), buf(dst)}); err != nil {
+			t.Fatal(err)
+		}
+		exactI32(t, name, bytesI32(dst), want)
 	}
 }
