@@ -306,13 +306,32 @@ func (p *parser) parseAlias() {
 	p.mod.Aliases = append(p.mod.Aliases, a)
 }
 
-// endStmt checks that a statement ends where a statement may end.
+// endStmt checks that a statement ends where a statement may end: at a
+// line break or '}', or, after an op whose syntax the parser knows (so
+// that its end is certain), where the next statement starts on the same
+// line, as Loom's parser, for which newlines are spacing, allows.
 func (p *parser) endStmt(op *Op) {
 	switch p.tok.kind {
 	case tNewline, tEOF, tRBrace:
 		return
 	}
+	if !op.Opaque && !isBlockLabel(op) && p.startsStmt() {
+		return
+	}
 	p.failAt(p.pos(p.tok), "unexpected %s after %s", p.tok.describe(), op.Name)
+}
+
+// startsStmt reports whether the current token starts a statement: a
+// result list (`%a =`, `%a, %b =`) or a dotted op name.
+func (p *parser) startsStmt() bool {
+	switch p.tok.kind {
+	case tSSA:
+		k := p.peek(1).kind
+		return k == tEqual || k == tComma
+	case tIdent:
+		return strings.Contains(p.tok.text, ".")
+	}
+	return false
 }
 
 // parseOp reads one statement: [results =] name[<param>] operand syntax.

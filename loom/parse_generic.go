@@ -22,6 +22,9 @@ func (p *parser) parseGeneric(op *Op) {
 	}
 	for {
 		t := p.tok
+		if typed && !op.Opaque && p.startsStmt() {
+			return // the next statement, on the same line
+		}
 		if typed && !op.Opaque && t.kind != tLBrace && t.kind != tArrow && t.kind != tNewline && t.kind != tEOF && t.kind != tRBrace {
 			p.failAt(p.pos(t), "unexpected %s after the types of %s", t.describe(), op.Name)
 		}

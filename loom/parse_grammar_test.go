@@ -41,6 +41,12 @@ func TestLayoutFreedom(t *testing.T) {
 			"scf.if O=[c] RT=[f32] W=[else] %r:f32"},
 		{"else on its own line", "  %r = scf.if %c -> (f32) {\n    scf.yield %f : f32\n  }\n  else {\n    scf.yield %f : f32\n  }\n  view.store %r, %v[%i] : f32, view<[%n]xf32>",
 			"scf.if O=[c] RT=[f32] W=[else] %r:f32"},
+		{"two statements on a line", "  %s = scalar.negf %f : f32 %t = scalar.addf %s, %f : f32 view.store %t, %v[%i] : f32, view<[%n]xf32>",
+			"scalar.addf O=[s,f] T=[f32] %t:f32"},
+		{"statements in a one-line region", "  scf.if %c { %s = scalar.negf %f : f32 view.store %s, %v[%i] : f32, view<[%n]xf32> }",
+			"scf.if O=[c]"},
+		{"loc on the next line", "  kernel.barrier\n  %s = scalar.negf %f : f32\n    loc(\"m.py\":3:4)\n  view.store %s, %v[%i]\n    : f32, view<[%n]xf32>",
+			"scalar.negf O=[f] T=[f32] %s:f32"},
 		{"attr dict stays a dict", "  %r = kernel.subgroup.reduce<addf> %f {cluster = 4} : f32\n  view.store %r, %v[%i] : f32, view<[%n]xf32>",
 			"kernel.subgroup.reduce<addf> O=[f] T=[f32] cluster=4 %r:f32"},
 	}
