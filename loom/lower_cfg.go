@@ -15,7 +15,8 @@ import (
 //     on a GPU), whose block arguments become the if's results;
 //   - a natural loop (a header and the blocks that branch back to it)
 //     becomes scf.while; its whole body runs in the before region and
-//     ends in a tuple (kind, header arguments, exit payload): kind 0
+//     ends in a tuple (kind, header arguments, exit payload; the kind is
+//     an i1 flag, true to go on, where the loop has one exit): kind 0
 //     continues with the header arguments, kind k leaves through the k-th
 //     exit with that exit block's arguments and the loop's values used
 //     after it (slots a path leaves unset take the other arms' values,
@@ -100,6 +101,7 @@ func (l *lowering) structureCFG(r *Region, ops []*Op) ([]*Op, error) {
 	if err := g.mergeReturns(); err != nil {
 		return nil, err
 	}
+	g.thread()
 	if err := g.analyse(); err != nil {
 		return nil, err
 	}
@@ -307,6 +309,32 @@ func (g *cfgGraph) mergeReturns() error {
 		b.succ = []cfgEdge{{to: ri, args: args}}
 	}
 	return nil
+}
+
+// thread sends branches to a block that only branches on (no ops, no
+// arguments) and that nothing else branches to straight to its
+// successor: a loop left through such a block and at its header then has
+// one exit. The values it passes are defined in blocks dominating it, so
+// in scope at its one predecessor; having one predecessor, it heads no
+// cycle, so no cycle gains an entry. A conditional branch is threaded
+// only through a block passing no values (its edges carry none).
+func (g *cfgGraph) thread() {
+	preds := make([]int, len(g.blocks))
+	for _, b := range g.blocks {
+		for _, e := range b.succ {
+			preds[e.to]++
+		}
+	}
+	for _, b := range g.blocks {
+		for i, e := range b.succ {
+			t := g.blocks[e.to]
+			if e.to != 0 && preds[e.to] == 1 && len(t.ops) == 0 && len(t.args) == 0 && t.term.Name == "cfg.br" && t.succ[0].to != e.to &&
+				(len(b.succ) == 1 || len(t.succ[0].args) == 0) {
+				b.succ[i] = t.succ[0]
+				preds[e.to] = 0
+			}
+		}
+	}
 }
 
 // analyse finds dominators and loops, and refuses irreducible control flow.
@@ -1009,8 +1037,15 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 		return g.whileLoop(parent, h, e, body, neg, pd, inits, stop, out)
 	}
 	ctx := &cfgCtx{loop: lp, ipdom: pd, hargs: hb.args}
+	// The kind: with one exit, an i1 that is itself the condition to go
+	// on (true continues), else an i32 compared with 0.
 	i32 := typeOfBits(32)
-	ctx.tuple = []*Type{i32}
+	flag := len(lp.exits) == 1
+	if flag {
+		ctx.tuple = []*Type{typeOfBits(1)}
+	} else {
+		ctx.tuple = []*Type{i32}
+	}
 	for _, a := range hb.args {
 		ctx.tuple = append(ctx.tuple, a.Type)
 	}
@@ -1044,8 +1079,12 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 		}
 		ctx.dummies[i] = d
 	}
-	for k := 0; k <= len(lp.exits); k++ {
-		ctx.kinds = append(ctx.kinds, g.l.intConst(i32, int64(k)))
+	if flag {
+		ctx.kinds = []*Value{g.trueV, g.l.intConst(typeOfBits(1), 0)}
+	} else {
+		for k := 0; k <= len(lp.exits); k++ {
+			ctx.kinds = append(ctx.kinds, g.l.intConst(i32, int64(k)))
+		}
 	}
 	*out = append(*out, g.take()...)
 	var before []*Op
@@ -1059,20 +1098,31 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 		}
 	}
 	g.at(hb.term)
-	cont := g.l.cmp("cmpi", "eq", vals[0], ctx.kinds[0])
-	cond := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.condition", Types: append([]*Type{cont.Type}, ctx.tuple...)}
-	for _, v := range append([]*Value{cont}, vals...) {
+	cont := vals[0]
+	if !flag {
+		cont = g.l.cmp("cmpi", "eq", vals[0], ctx.kinds[0])
+	}
+	// The loop forwards the tuple, less the kind where it is the flag
+	// (read by nothing after the loop); slot i is then fwd[i-from].
+	from := 0
+	if flag {
+		from = 1
+	}
+	ft := ctx.tuple[from:]
+	cond := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.condition", Types: append([]*Type{cont.Type}, ft...)}
+	for _, v := range append([]*Value{cont}, vals[from:]...) {
 		cond.Operands = append(cond.Operands, &Operand{Pos: hb.pos, Name: v.Name, Value: v})
 	}
 	before = append(before, g.take()...)
 	before = append(before, cond)
-	aargs := g.fresh(ctx.tuple)
+	aargs := g.fresh(ft)
 	y := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.yield", Types: ctx.tuple[1 : 1+len(hb.args)]}
-	for _, v := range aargs[1 : 1+len(hb.args)] {
+	for _, v := range aargs[1-from : 1-from+len(hb.args)] {
 		y.Operands = append(y.Operands, &Operand{Pos: hb.pos, Name: v.Name, Value: v})
 	}
-	results := g.fresh(ctx.tuple)
-	w := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.while", ResultTypes: ctx.tuple, Results: results,
+	fres := g.fresh(ft)
+	results := append(make([]*Value, from), fres...)
+	w := &Op{Pos: hb.pos, End: hb.pos, Name: "scf.while", ResultTypes: ft, Results: fres,
 		Regions: []*Region{{Pos: hb.pos, End: hb.pos, Args: hb.args, Ops: before}, {Pos: hb.pos, End: hb.pos, Label: "do", Args: aargs, Ops: []*Op{y}}}}
 	g.l.made(w.Regions...)
 	for _, v := range inits {
