@@ -424,6 +424,11 @@ func TestLocAnnotations(t *testing.T) {
 			t.Errorf("%s: err = %v, want %s", tc.body, err, tc.want)
 		}
 	}
+	// A checker error names this file's position, never the annotation's.
+	_, err = ParseFile("t.loom", []byte(kernelWith(`  %q = scalar.addf %nope, %f : f32 loc("model.py":99:1)`)))
+	if err == nil || !strings.HasPrefix(err.Error(), "t.loom:9:20: ") || strings.Contains(err.Error(), "model.py") {
+		t.Errorf("undefined value under a loc: err = %v", err)
+	}
 	if _, err := ParseFile("t.loom", []byte("#a = #q8_0<block=32> loc(\"f\":1:1)\n")); err == nil || !strings.Contains(err.Error(), "t.loom:1:") {
 		t.Errorf("loc after an alias: err = %v", err)
 	}
