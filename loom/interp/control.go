@@ -609,15 +609,6 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 					fr.copySlot(d, fw[i])
 				}
 				kv := fr.I[k.idx]
-				if len(sep) > 0 {
-					for l, a := range fr.mask {
-						if a && kv[l]&1 == 0 {
-							for _, p := range sep {
-								fr.setLaneUni(p[0], p[1], l)
-							}
-						}
-					}
-				}
 				n := 0
 				if k.uni {
 					if kv[0]&1 == 0 {
@@ -631,6 +622,9 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 					for l, a := range fr.mask {
 						if a && kv[l]&1 == 0 {
 							fr.mask[l] = false
+							for _, p := range sep {
+								fr.setLaneUni(p[0], p[1], l)
+							}
 						} else if a {
 							n++
 						}
@@ -742,14 +736,22 @@ func selectInstr(cond, x, y, res *slot) instr {
 	if res.kind == kInt && !res.uni && res.comps == 1 && cond.comps <= 1 && !cond.uni {
 		// One lane-wise int value (a path's value at a join): over the
 		// active bound, without the per-element indexing below.
+		// A uniform operand is read at element 0 (stride 0), not spread.
+		sa, sb := 1, 1
+		if x.uni {
+			sa = 0
+		}
+		if y.uni {
+			sb = 0
+		}
 		return func(fr *frame) error {
 			lo, hi := fr.span(res)
-			cv, a, b, r := fr.I[cond.idx][lo:hi], fr.ints(x, true, 0)[lo:hi], fr.ints(y, true, 1)[lo:hi], fr.I[res.idx][lo:hi]
+			cv, a, b, r := fr.I[cond.idx][lo:hi], fr.I[x.idx], fr.I[y.idx], fr.I[res.idx][lo:hi]
 			for i := range r {
 				if cv[i]&1 != 0 {
-					r[i] = a[i]
+					r[i] = a[(lo+i)*sa]
 				} else {
-					r[i] = b[i]
+					r[i] = b[(lo+i)*sb]
 				}
 			}
 			return nil
