@@ -54,6 +54,8 @@ func (p *parser) parseGeneric(op *Op) {
 				op.Pred = t.text
 			case t.text == "true" || t.text == "false":
 				p.addLiteral(op, t, p.literal(t))
+			case strings.HasSuffix(op.Name, ".constant") && specialFloat(t.text):
+				p.addLiteral(op, t, p.literal(t))
 			case p.tok.kind == tLParen && p.adjacent():
 				p.parseClause(op, t, &pending)
 				label = t.text
@@ -501,6 +503,16 @@ func (p *parser) parseRegion(label string, args []*Value) *Region {
 	}
 }
 
+// specialFloat reports whether word spells an infinity or a NaN, which
+// Loom writes as words (inf, -inf, nan, -nan) rather than numbers.
+func specialFloat(word string) bool {
+	switch word {
+	case "inf", "+inf", "-inf", "nan", "+nan", "-nan":
+		return true
+	}
+	return false
+}
+
 // literal converts a literal token; range errors are syntax errors.
 func (p *parser) literal(t token) *Literal {
 	lit := &Literal{Text: t.text}
@@ -539,6 +551,10 @@ func (p *parser) literal(t token) *Literal {
 			lit.Kind, lit.Int = LitBool, 1
 		case "false":
 			lit.Kind = LitBool
+		case "inf", "+inf", "-inf", "nan", "+nan", "-nan":
+			lit.Kind = LitFloat
+			c, _ := ParseConst(&Type{Kind: TypeFloat, Name: "f64", Bits: 64}, t.text)
+			lit.Float = c.Float
 		default:
 			lit.Kind, lit.Str = LitWord, t.text
 		}

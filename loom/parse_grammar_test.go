@@ -434,22 +434,30 @@ func TestLocAnnotations(t *testing.T) {
 	}
 }
 
-// TestNegativeSpecialFloats checks -inf and -nan, one word each in Loom
-// (kept, like inf and nan, as the words of scalar.constant).
+// TestNegativeSpecialFloats checks -inf and -nan, one word each in Loom,
+// and that the special words are the float literals of a constant.
 func TestNegativeSpecialFloats(t *testing.T) {
-	src := kernelWith("  %a = scalar.constant -inf : f32\n  %b = scalar.constant -nan : f32\n  %s = scalar.addf %a, %b : f32\n  view.store %s, %v[%i] : f32, view<[%n]xf32>")
+	src := kernelWith("  %a = scalar.constant -inf : f32\n  %b = scalar.constant -nan : f32\n  %pinf = scalar.constant inf : f32\n  %pnan = scalar.constant nan : f32\n  %s = scalar.addf %a, %b : f32\n  view.store %s, %v[%i] : f32, view<[%n]xf32>")
 	m, err := ParseFile("t.loom", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var lits []string
+	var vals []float64
 	for _, op := range m.Kernels[0].Body.Ops {
 		if op.Name == "scalar.constant" {
-			lits = append(lits, op.Words...)
+			if op.Literal == nil || op.Literal.Kind != LitFloat {
+				t.Fatalf("%s: literal %+v, want a float literal", op.Pos, op.Literal)
+			}
+			lits = append(lits, op.Literal.Text)
+			vals = append(vals, op.Literal.Float)
 		}
 	}
-	if strings.Join(lits, " ") != "-inf -nan" {
+	if strings.Join(lits, " ") != "-inf -nan inf nan" {
 		t.Errorf("literals = %q", lits)
+	}
+	if !math.IsInf(vals[0], -1) || !math.IsNaN(vals[1]) || !math.Signbit(vals[1]) || !math.IsInf(vals[2], 1) || !math.IsNaN(vals[3]) {
+		t.Errorf("values = %v", vals)
 	}
 	for _, s := range []string{"-inf", "-nan"} {
 		c, err := ParseConst(&Type{Kind: TypeFloat, Name: "f32", Bits: 32}, s)
