@@ -118,6 +118,12 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 			if err := need(1); err != nil {
 				return nil, err
 			}
+			if t.Kind == loom.TypeIndex {
+				// index bit counts are over the 64-bit logical value
+				// (Loom's index facts), whatever the carrier: its
+				// sign-extended value is that value.
+				nb = 64
+			}
 			return unI(op, r, a, f(nb), post), nil
 		}
 		if name == "fmai" {

@@ -182,7 +182,6 @@ func TestHrxSelfCheckingSamples(t *testing.T) {
 // have not fixed yet, each with the reason; the test logs them instead of
 // failing, and reports them in its count.
 var knownSampleDisagreements = map[string]string{
-	"bit_count_facts": "open: Loom counts index bits over its 64-bit logical value; our executors count over the 32-bit carrier (LOOM.md index table)",
 	// Valid Loom that our executors reject as invalid (open gaps).
 	"reduce_axes_from_elements_extract": "open: vector.reduce.axes with operands of different shapes is rejected",
 	"extract_rank2_small_static_lanes":  "open: vector.extract of a row (fewer indices than the rank) is rejected",

@@ -308,14 +308,27 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 			if b := intBits(t); b != 32 && b != 64 {
 				return unsupported(op, "bit counts of %s", t)
 			}
-			src := a[0].reg
+			src, wide, bt := a[0].reg, classOf(t) == cRd, bType(t)
+			if t.Kind == loom.TypeIndex {
+				// index bit counts are over the 64-bit logical value
+				// (Loom's index facts): count the sign-extended carrier.
+				r := e.newReg(cRd)
+				e.ins("cvt.s64.s32 %s, %s", r, src)
+				src, wide, bt = r, true, "b64"
+			}
 			if rest == "cttzi" {
-				r := e.newReg(classOf(t))
-				e.ins("brev.%s %s, %s", bType(t), r, src)
+				cls := cR
+				if wide {
+					cls = cRd
+				}
+				r := e.newReg(cls)
+				e.ins("brev.%s %s, %s", bt, r, src)
 				src = r
 			}
 			m := map[string]string{"ctpopi": "popc", "ctlzi": "clz", "cttzi": "clz"}[rest]
-			if classOf(t) == cRd {
+			if t.Kind == loom.TypeIndex {
+				e.ins("%s.b64 %s, %s", m, out.reg, src) // the count is a u32
+			} else if wide {
 				n := e.newReg(cR)
 				e.ins("%s.b64 %s, %s", m, n, src)
 				e.ins("cvt.u64.u32 %s, %s", out.reg, n)
