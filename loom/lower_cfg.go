@@ -2,6 +2,7 @@ package loom
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -67,6 +68,7 @@ type cfgEdge struct {
 type cfgLoop struct {
 	header  int
 	body    []bool
+	members []int // the blocks of body, in block order: walks over a loop stay within it
 	parent  *cfgLoop
 	exits   []int    // blocks outside the loop it branches to, in block order
 	liveOut []*Value // values defined in the loop and used after it
@@ -81,10 +83,19 @@ type cfgGraph struct {
 	defBlock map[*Value]int
 	trueV    *Value
 	budget   int // ops the output may still hold (bounds tail duplication)
+	// uses lists every value use of the reachable blocks in block order
+	// (ops, terminator, branch arguments); useAt indexes it by value.
+	// Built once, so no loop rescans the region.
+	uses  []cfgUse
+	useAt map[*Value][]int
 	// regionArgs are the region's own arguments (a kernel's launch
 	// parameters), in scope everywhere.
 	regionArgs []*Value
-	pdCache    map[*cfgLoop][]int
+	pdCache    map[*cfgLoop]map[int]int
+	// ctxNodes lists, per loop (nil: the top level), the reachable blocks
+	// its structuring sees as nodes: its own blocks and the headers of the
+	// loops nested directly in it, in block order.
+	ctxNodes map[*cfgLoop][]int
 }
 
 // cfgErr is an error at pos about unstructured control flow.
@@ -94,7 +105,7 @@ func cfgErr(pos Pos, format string, args ...any) error {
 
 // structureCFG rewrites a region written as cfg blocks into structured ops.
 func (l *lowering) structureCFG(r *Region, ops []*Op) ([]*Op, error) {
-	g := &cfgGraph{l: l, defBlock: map[*Value]int{}, pdCache: map[*cfgLoop][]int{}, budget: 8*len(ops) + 256, regionArgs: r.Args}
+	g := &cfgGraph{l: l, defBlock: map[*Value]int{}, pdCache: map[*cfgLoop]map[int]int{}, ctxNodes: map[*cfgLoop][]int{}, budget: 8*len(ops) + 256, regionArgs: r.Args}
 	if err := g.split(r, ops); err != nil {
 		return nil, err
 	}
@@ -388,11 +399,12 @@ func (g *cfgGraph) analyse() error {
 			preds[w] = append(preds[w], v)
 		}
 	}
+	total := 0 // blocks over all loop bodies; a block is in at most maxDepth
 	for _, be := range backs {
 		latch, h := be[0], be[1]
 		lp := byHeader[h]
 		if lp == nil {
-			lp = &cfgLoop{header: h, body: make([]bool, n)}
+			lp = &cfgLoop{header: h, body: make([]bool, n), members: []int{h}}
 			lp.body[h] = true
 			byHeader[h] = lp
 			g.loops = append(g.loops, lp)
@@ -405,44 +417,47 @@ func (g *cfgGraph) analyse() error {
 				continue
 			}
 			lp.body[v] = true
+			lp.members = append(lp.members, v)
+			if total++; total > maxDepth*n {
+				return cfgErr(g.blocks[h].pos, "loops nested deeper than %d levels in this region", maxDepth)
+			}
 			stack = append(stack, preds[v]...)
 		}
 	}
-	size := func(lp *cfgLoop) int {
-		c := 0
-		for _, in := range lp.body {
-			if in {
-				c++
-			}
-		}
-		return c
+	for _, lp := range g.loops {
+		slices.Sort(lp.members)
 	}
 	// Innermost loops: the smallest loop holding each block.
 	for _, lp := range g.loops {
-		for v, in := range lp.body {
-			if !in {
-				continue
-			}
+		g.blocks[lp.header].head = lp
+	}
+	for _, lp := range g.loops {
+		for _, v := range lp.members {
 			b := g.blocks[v]
-			if b.loop == nil || size(lp) < size(b.loop) {
+			if b.loop == nil || len(lp.members) < len(b.loop.members) {
 				b.loop = lp
+			}
+			// The parent of a loop: the smallest other loop holding its header.
+			if o := b.head; o != nil && o != lp && (o.parent == nil || len(lp.members) < len(o.parent.members)) {
+				o.parent = lp
 			}
 		}
 	}
+	// Each loop nests its body in an scf.while region: bound the nesting
+	// as the parser bounds written regions (the walks over a loop's
+	// parents stay short).
 	for _, lp := range g.loops {
-		g.blocks[lp.header].head = lp
-		for _, o := range g.loops {
-			if o != lp && o.body[lp.header] && (lp.parent == nil || size(o) < size(lp.parent)) {
-				lp.parent = o
+		depth := 0
+		for o := lp; o != nil; o = o.parent {
+			if depth++; depth > maxDepth {
+				h := g.blocks[lp.header]
+				return cfgErr(h.pos, "loops nested deeper than %d levels at %s", maxDepth, h.name)
 			}
 		}
 	}
 	for _, lp := range g.loops {
 		seen := map[int]bool{}
-		for v, in := range lp.body {
-			if !in {
-				continue
-			}
+		for _, v := range lp.members {
 			for _, w := range succ(v) {
 				if !lp.body[w] && !seen[w] {
 					seen[w] = true
@@ -450,38 +465,77 @@ func (g *cfgGraph) analyse() error {
 				}
 			}
 		}
-		if err := g.findLiveOuts(lp); err != nil {
-			return err
-		}
 	}
-	return nil
-}
-
-// findLiveOuts lists the values defined in lp that blocks after it use.
-func (g *cfgGraph) findLiveOuts(lp *cfgLoop) error {
-	seen := map[*Value]bool{}
-	use := func(v *Value) {
-		if d, ok := g.defBlock[v]; ok && lp.body[d] && !seen[v] {
-			seen[v] = true
-			lp.liveOut = append(lp.liveOut, v)
-		}
-	}
-	for i, b := range g.blocks {
-		if lp.body[i] || !b.reach {
+	for v, b := range g.blocks {
+		if !b.reach {
 			continue
 		}
-		for _, op := range append(append([]*Op(nil), b.ops...), b.term) {
+		g.ctxNodes[b.loop] = append(g.ctxNodes[b.loop], v)
+		if b.head != nil {
+			g.ctxNodes[b.head.parent] = append(g.ctxNodes[b.head.parent], v)
+		}
+	}
+	return g.findLiveOuts()
+}
+
+// cfgUse is one use of a value, in block blk.
+type cfgUse struct {
+	blk int
+	v   *Value
+}
+
+// indexUses fills g.uses and g.useAt.
+func (g *cfgGraph) indexUses() {
+	g.uses, g.useAt = nil, map[*Value][]int{}
+	for u, b := range g.blocks {
+		if !b.reach {
+			continue
+		}
+		use := func(v *Value) {
+			g.useAt[v] = append(g.useAt[v], len(g.uses))
+			g.uses = append(g.uses, cfgUse{u, v})
+		}
+		for _, op := range b.ops {
 			walkUses(op, use)
 		}
+		walkUses(b.term, use)
 		for _, e := range b.succ {
 			for _, a := range e.args {
 				use(a)
 			}
 		}
 	}
-	for _, v := range lp.liveOut {
-		if v.Type == nil {
-			return cfgErr(v.Pos, "%%%s is used after the loop at %s but has no known type", v.Name, g.blocks[lp.header].name)
+}
+
+// findLiveOuts lists, for every loop, the values defined in it that
+// blocks after it use, in the order of those uses. One pass over the
+// uses: a use in block u of a value defined in block d is live out of the
+// loops holding d but not u, which are the innermost loop of d and its
+// parents up to the first that holds u (nesting is bounded by maxDepth).
+func (g *cfgGraph) findLiveOuts() error {
+	type key struct {
+		lp *cfgLoop
+		v  *Value
+	}
+	seen := map[key]bool{}
+	g.indexUses()
+	for _, us := range g.uses {
+		d, ok := g.defBlock[us.v]
+		if !ok {
+			continue
+		}
+		for lp := g.blocks[d].loop; lp != nil && !lp.body[us.blk]; lp = lp.parent {
+			if k := (key{lp, us.v}); !seen[k] {
+				seen[k] = true
+				lp.liveOut = append(lp.liveOut, us.v)
+			}
+		}
+	}
+	for _, lp := range g.loops {
+		for _, v := range lp.liveOut {
+			if v.Type == nil {
+				return cfgErr(v.Pos, "%%%s is used after the loop at %s but has no known type", v.Name, g.blocks[lp.header].name)
+			}
 		}
 	}
 	return nil
@@ -589,7 +643,7 @@ func idoms(n, root int, next func(int) []int) []int {
 // the tuple its body ends in.
 type cfgCtx struct {
 	loop    *cfgLoop
-	ipdom   []int
+	ipdom   map[int]int
 	hargs   []*Value
 	tuple   []*Type
 	exitAt  []int    // first tuple slot of each exit's block arguments
@@ -619,43 +673,51 @@ func (g *cfgGraph) collapse(t int, lp *cfgLoop) int {
 // body (or of the top level): nested loops collapse to their headers,
 // and branches back to lp's header, out of lp, and returns go to one end
 // node, len(blocks).
-func (g *cfgGraph) postdoms(lp *cfgLoop) ([]int, error) {
+func (g *cfgGraph) postdoms(lp *cfgLoop) (map[int]int, error) {
 	if p, ok := g.pdCache[lp]; ok {
 		return p, nil
 	}
-	n := len(g.blocks)
-	preds := make([][]int, n+1)
-	for v, b := range g.blocks {
-		if !b.reach {
-			continue
-		}
+	// Only lp's own blocks and its child loops' headers take part,
+	// numbered locally: no loop's analysis spans the whole region.
+	nodes := g.ctxNodes[lp]
+	end := len(nodes)
+	local := make(map[int]int, len(nodes))
+	for i, v := range nodes {
+		local[v] = i
+	}
+	preds := make([][]int, end+1)
+	for i, v := range nodes {
+		b := g.blocks[v]
 		var targets []int
-		switch {
-		case b.head != nil && b.head != lp && b.head.parent == lp:
+		if b.head != nil && b.head != lp {
 			targets = b.head.exits
-		case b.loop == lp:
+		} else {
 			for _, e := range b.succ {
 				targets = append(targets, e.to)
 			}
-		default:
-			continue
 		}
 		if len(targets) == 0 {
-			preds[n] = append(preds[n], v)
+			preds[end] = append(preds[end], i)
 		}
 		for _, t := range targets {
-			w := n
+			w := end
 			if lp == nil || (t != lp.header && lp.body[t]) {
-				w = g.collapse(t, lp)
+				w = local[g.collapse(t, lp)]
 			}
-			preds[w] = append(preds[w], v)
+			preds[w] = append(preds[w], i)
 		}
 	}
-	pd := idoms(n+1, n, func(v int) []int { return preds[v] })
-	for v, b := range g.blocks {
-		inCtx := b.reach && (b.loop == lp || (b.head != nil && b.head.parent == lp && b.head != lp))
-		if inCtx && pd[v] < 0 {
+	lpd := idoms(end+1, end, func(v int) []int { return preds[v] })
+	pd := make(map[int]int, len(nodes))
+	for i, v := range nodes {
+		switch j := lpd[i]; {
+		case j < 0:
+			b := g.blocks[v]
 			return nil, cfgErr(b.pos, "%s is in a loop that never exits (no path from it reaches a return)", b.name)
+		case j == end:
+			pd[v] = len(g.blocks)
+		default:
+			pd[v] = nodes[j]
 		}
 	}
 	g.pdCache[lp] = pd
@@ -1160,10 +1222,7 @@ func (g *cfgGraph) loop(parent *cfgCtx, h int, inits []*Value, stop int, out *[]
 // one unless neg).
 func (g *cfgGraph) whileShape(lp *cfgLoop) (e, body int, neg, ok bool) {
 	e = -1
-	for v, in := range lp.body {
-		if !in {
-			continue
-		}
+	for _, v := range lp.members {
 		for _, s := range g.blocks[v].succ {
 			if !lp.body[s.to] {
 				if e >= 0 {
@@ -1177,10 +1236,7 @@ func (g *cfgGraph) whileShape(lp *cfgLoop) (e, body int, neg, ok bool) {
 		return 0, 0, false, false
 	}
 	eb := g.blocks[e]
-	for v, in := range lp.body {
-		if !in {
-			continue
-		}
+	for _, v := range lp.members {
 		for _, s := range g.blocks[v].succ {
 			if s.to == lp.header && !g.dominates(e, v) {
 				return 0, 0, false, false
@@ -1200,7 +1256,7 @@ func (g *cfgGraph) whileShape(lp *cfgLoop) (e, body int, neg, ok bool) {
 // the body's paths end in the header's arguments. The second region's
 // arguments are the forwarded values themselves, so the body reads them
 // unchanged.
-func (g *cfgGraph) whileLoop(parent *cfgCtx, h, e, body int, neg bool, pd []int, inits []*Value, stop int, out *[]*Op) ([]*Value, error) {
+func (g *cfgGraph) whileLoop(parent *cfgCtx, h, e, body int, neg bool, pd map[int]int, inits []*Value, stop int, out *[]*Op) ([]*Value, error) {
 	hb, eb := g.blocks[h], g.blocks[e]
 	lp := hb.head
 	ctx := &cfgCtx{loop: lp, ipdom: pd, hargs: hb.args, simple: true}
@@ -1244,25 +1300,19 @@ func (g *cfgGraph) whileLoop(parent *cfgCtx, h, e, body int, neg bool, pd []int,
 			break
 		}
 	}
-	seen := map[*Value]bool{}
-	use := func(x *Value) {
-		if defined[x] && !seen[x] {
-			seen[x] = true
-			fwd = append(fwd, x)
-		}
-	}
-	for v, b := range g.blocks {
-		if first[v] || !b.reach {
-			continue
-		}
-		for _, op := range append(append([]*Op(nil), b.ops...), b.term) {
-			walkUses(op, use)
-		}
-		for _, s := range b.succ {
-			for _, a := range s.args {
-				use(a)
+	// In the order of their first use outside the first region.
+	var firstUse []int
+	for x := range defined {
+		for _, i := range g.useAt[x] {
+			if !first[g.uses[i].blk] {
+				firstUse = append(firstUse, i)
+				break
 			}
 		}
+	}
+	slices.Sort(firstUse)
+	for _, i := range firstUse {
+		fwd = append(fwd, g.uses[i].v)
 	}
 	types := make([]*Type, len(fwd))
 	for i, v := range fwd {
