@@ -49,6 +49,7 @@ func init() {
 		"vector.dot4i":                    lowerDot4i,
 		"vector.dot8i4":                   lowerDot8i4,
 		"vector.dot2f":                    lowerDot2f,
+		"vector.dot4f8":                   lowerDot4f8,
 		"scalar.clampf":                   lowerClampf,
 		"vector.clampf":                   lowerClampf,
 		"scalar.powf":                     lowerPowf,

@@ -455,3 +455,77 @@ func lowerDot2f(l *lowering, op *Op) (bool, error) {
 	l.finish(l.build(acc.Type, out))
 	return true, nil
 }
+
+// dot4f8Ebits maps vector.dot4f8's template to the exponent widths of its
+// lhs and rhs fields: fp8 is E4M3 (OCP, finite), bf8 is E5M2.
+var dot4f8Ebits = map[string][2]int{
+	"fp8fp8": {4, 4}, "fp8bf8": {4, 5}, "bf8fp8": {5, 4}, "bf8bf8": {5, 5},
+}
+
+// lowerDot4f8 rewrites vector.dot4f8<kind>: each i32 lane holds four
+// little-endian 8-bit float fields; lane-wise, field k of both sides is
+// decoded to f32 (decodeF8) and the products are added into the
+// accumulator in field order in f64, rounded to f32 once at the end. Every
+// product of two f8 values is exact in f64, so each add is Loom's fold (a
+// double fma chain) exactly.
+func lowerDot4f8(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 3)
+	if err != nil {
+		return true, err
+	}
+	ebits, ok := dot4f8Ebits[op.Param]
+	if !ok {
+		return true, l.errorf("kind <%s> (fp8fp8, fp8bf8, bf8fp8 or bf8bf8)", op.Param)
+	}
+	lhs, rhs, acc := x[0], x[1], x[2]
+	for _, v := range x[:2] {
+		if e := elemType(v.Type); e.Kind != TypeInt || e.Bits != 32 {
+			return true, l.errorf("needs i32 source lanes, has %s", v.Type)
+		}
+	}
+	if e := elemType(acc.Type); e.Name != "f32" {
+		return true, l.errorf("needs f32 accumulator lanes, has %s", acc.Type)
+	}
+	f64 := withElem(acc.Type, &Type{Kind: TypeFloat, Name: "f64", Bits: 64})
+	field := func(v *Value, k, ebits int) *Value {
+		if k > 0 {
+			v = l.bin("shrui", v, l.intConst(v.Type, int64(8*k)))
+		}
+		return l.cast("extf", l.decodeF8(l.bin("andi", v, l.intConst(v.Type, 0xff)), ebits), f64)
+	}
+	s := l.cast("extf", acc, f64)
+	for k := 0; k < 4; k++ {
+		s = l.bin("addf", s, l.bin("mulf", field(lhs, k, ebits[0]), field(rhs, k, ebits[1])))
+	}
+	l.finish(l.cast("fptrunc", s, acc.Type))
+	return true, nil
+}
+
+// decodeF8 decodes the 8-bit float in the low byte of each i32 lane of b
+// (the rest zero) to f32 with integer and f32 ops only, so it needs no f8
+// support from an executor: the significand (with its implicit bit unless
+// subnormal) times 2^exponent, both exact in f32; E4M3 (ebits 4) has only
+// NaN at S.1111.111, E5M2 has ∞ and NaN at exponent 31.
+func (l *lowering) decodeF8(b *Value, ebits int) *Value {
+	it := b.Type
+	ft := withElem(it, lowerF32)
+	c := func(v int64) *Value { return l.intConst(it, v) }
+	fbits := func(v int64) *Value { return l.cast("bitcast", c(v), ft) }
+	mbits := 7 - ebits
+	bias := int64(1)<<(ebits-1) - 1
+	e := l.bin("andi", l.bin("shrui", b, c(int64(mbits))), c(1<<ebits-1))
+	m := l.bin("andi", b, c(1<<mbits-1))
+	sub := l.cmp("cmpi", "eq", e, c(0))
+	mant := l.sel(sub, m, l.bin("ori", m, c(1<<mbits)))
+	exp := l.sel(sub, c(1), e)
+	scale := l.bin("shli", l.bin("addi", exp, c(127-bias-int64(mbits))), c(23))
+	v := l.bin("mulf", l.cast("uitofp", mant, ft), l.cast("bitcast", scale, ft))
+	mag := l.bin("andi", b, c(0x7f))
+	if ebits == 4 {
+		v = l.sel(l.cmp("cmpi", "eq", mag, c(0x7f)), fbits(0x7fc00000), v)
+	} else {
+		inf := l.sel(l.cmp("cmpi", "eq", mag, c(0x7c)), fbits(0x7f800000), fbits(0x7fc00000))
+		v = l.sel(l.cmp("cmpi", "eq", e, c(31)), inf, v)
+	}
+	return l.sel(l.cmp("cmpi", "ne", l.bin("andi", b, c(0x80)), c(0)), l.un("negf", v), v)
+}

@@ -185,8 +185,6 @@ var knownSampleDisagreements = map[string]string{
 	// Valid Loom that our executors reject as invalid (open gaps).
 	"reduce_axes_from_elements_extract": "open: vector.reduce.axes with operands of different shapes is rejected",
 	"extract_rank2_small_static_lanes":  "open: vector.extract of a row (fewer indices than the rank) is rejected",
-	"dot4f8_small_static_lanes":         "open: vector.dot4f8 with a float result is rejected",
-	"dot4f8_all_kind_ones":              "open: vector.dot4f8 with a float result is rejected",
 }
 
 // sampleCannotRun says whether err means the function cannot run on the
