@@ -132,7 +132,8 @@ type parser struct {
 	errs   ErrorList
 	mod    *Module
 	i1Type *Type
-	locs   map[int32]*Loc // loc(…) annotations by the offset of the token before them
+	locs   map[int32]*Loc    // loc(…) annotations by the offset of the token before them
+	alias  map[string]*Alias // the aliases so far, by name (a scan per alias is quadratic)
 }
 
 func parseModule(filename string, src []byte) (m *Module, errs ErrorList) {
@@ -293,10 +294,8 @@ func (p *parser) parseAlias() {
 		p.unexpected("attribute such as #q8_0<block=32> after '='")
 	}
 	a := &Alias{Pos: p.pos(name), Name: name.text, Value: p.hashText()}
-	for _, old := range p.mod.Aliases {
-		if old.Name == a.Name {
-			p.failAt(a.Pos, "duplicate attribute alias %s (first defined at %s)", a.Name, old.Pos)
-		}
+	if old := p.alias[a.Name]; old != nil {
+		p.failAt(a.Pos, "duplicate attribute alias %s (first defined at %s)", a.Name, old.Pos)
 	}
 	switch p.tok.kind {
 	case tNewline, tEOF:
@@ -304,6 +303,10 @@ func (p *parser) parseAlias() {
 		p.failAt(p.pos(p.tok), "unexpected %s after attribute alias %s", p.tok.describe(), a.Name)
 	}
 	p.mod.Aliases = append(p.mod.Aliases, a)
+	if p.alias == nil {
+		p.alias = map[string]*Alias{}
+	}
+	p.alias[a.Name] = a
 }
 
 // endStmt checks that a statement ends where a statement may end: at a

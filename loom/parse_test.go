@@ -1,6 +1,7 @@
 package loom
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -134,5 +135,25 @@ func TestOpLayouts(t *testing.T) {
 		if got := summary(op); got != c.want {
 			t.Errorf("%s\n got: %s\nwant: %s", c.src, got, c.want)
 		}
+	}
+}
+
+// TestManyAliases: a duplicate alias is found by name, not by a scan of
+// the aliases before it (20000 aliases took seconds that way).
+func TestManyAliases(t *testing.T) {
+	const n = 20000
+	var b strings.Builder
+	b.WriteString("#a0 = #dense\n")
+	for i := 1; i < n; i++ {
+		b.WriteString("#a" + strconv.Itoa(i) + " = #a" + strconv.Itoa(i-1) + "\n")
+	}
+	m, err := ParseFile("a.loom", []byte(b.String()))
+	if err != nil || len(m.Aliases) != n {
+		t.Fatalf("%d aliases, %v", len(m.Aliases), err)
+	}
+	b.WriteString("#a7 = #dense\n")
+	_, err = ParseFile("a.loom", []byte(b.String()))
+	if want := "a.loom:20001:1: duplicate attribute alias #a7 (first defined at a.loom:8:1)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %s", err, want)
 	}
 }
