@@ -50,6 +50,7 @@ func init() {
 		"vector.dot8i4":                   lowerDot8i4,
 		"vector.dot2f":                    lowerDot2f,
 		"vector.dot4f8":                   lowerDot4f8,
+		"vector.extract":                  lowerPartialExtract,
 		"scalar.clampf":                   lowerClampf,
 		"vector.clampf":                   lowerClampf,
 		"scalar.powf":                     lowerPowf,

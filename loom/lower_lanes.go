@@ -235,3 +235,52 @@ func lowerDeinterleave(l *lowering, op *Op) (bool, error) {
 	})
 	return true, err
 }
+
+// lowerPartialExtract rewrites a vector.extract with fewer indices than
+// the vector's rank: its result is the sub-vector those leading indices
+// select (a row of a vector<2x3xi32> for one index), in row-major lane
+// order, built from full extracts that append each tail lane's static
+// indices to the given (possibly dynamic) ones.
+func lowerPartialExtract(l *lowering, op *Op) (bool, error) {
+	if len(op.Operands) == 0 || op.Operands[0].Value == nil || len(op.Results) != 1 {
+		return false, nil
+	}
+	v := op.Operands[0].Value
+	_, shape, ok := staticLanes(v.Type)
+	given := op.Operands[1:]
+	if v.Type.Kind != TypeVector || !ok || len(given) >= len(shape) {
+		return false, nil // a full extract (or a dynamic shape) the executors take as is
+	}
+	rt := op.Results[0].Type
+	tail := shape[len(given):]
+	n := 1
+	for _, d := range tail {
+		n *= int(d)
+	}
+	if rt == nil || rt.Kind != TypeVector || !sameType(elemType(rt), v.Type.Elem) {
+		return true, l.errorf("%d indices into %s select a vector of %d lanes, not %s", len(given), v.Type, n, rt)
+	}
+	if rn, _, ok := staticLanes(rt); !ok || rn != n {
+		return true, l.errorf("%d indices into %s select a vector of %d lanes, not %s", len(given), v.Type, n, rt)
+	}
+	lanes := make([]*Value, n)
+	for j := range lanes {
+		e := &Op{Pos: l.cur.Pos, End: l.cur.End, Name: "vector.extract", Types: []*Type{v.Type}, ResultTypes: []*Type{v.Type.Elem}}
+		e.Operands = append(append(e.Operands, op.Operands[0]), given...)
+		ix := make([]int64, len(tail))
+		rem := int64(j)
+		for a := len(tail) - 1; a >= 0; a-- {
+			ix[a], rem = rem%tail[a], rem/tail[a]
+		}
+		for _, x := range ix {
+			e.Operands = append(e.Operands, &Operand{Pos: l.cur.Pos, Lit: &Literal{Kind: LitInt, Int: x, Text: strconv.FormatInt(x, 10)}})
+		}
+		l.n++
+		r := &Value{Name: "lower." + strconv.Itoa(l.n), Type: v.Type.Elem, Pos: l.cur.Pos, Def: e}
+		e.Results = []*Value{r}
+		l.out = append(l.out, e)
+		lanes[j] = r
+	}
+	l.finish(l.build(rt, lanes))
+	return true, nil
+}

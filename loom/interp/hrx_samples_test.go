@@ -184,7 +184,6 @@ func TestHrxSelfCheckingSamples(t *testing.T) {
 var knownSampleDisagreements = map[string]string{
 	// Valid Loom that our executors reject as invalid (open gaps).
 	"reduce_axes_from_elements_extract": "open: vector.reduce.axes with operands of different shapes is rejected",
-	"extract_rank2_small_static_lanes":  "open: vector.extract of a row (fewer indices than the rank) is rejected",
 }
 
 // sampleCannotRun says whether err means the function cannot run on the
