@@ -60,7 +60,7 @@ func init() {
 		"scalar.cosf":                     lowerSinCos,
 		"vector.cosf":                     lowerSinCos,
 		"vector.reduce":                   lowerFastMath,
-		"vector.reduce.axes":              lowerFastMath,
+		"vector.reduce.axes":              lowerReduceAxes,
 		"vector.dotf":                     lowerFastMath,
 		"kernel.subgroup.reduce":          lowerCollective,
 		"kernel.subgroup.scan":            lowerCollective,

@@ -284,3 +284,84 @@ func lowerPartialExtract(l *lowering, op *Op) (bool, error) {
 	l.finish(l.build(rt, lanes))
 	return true, nil
 }
+
+// lowerReduceAxes rewrites vector.reduce.axes<kind> %v, %init axes [a…]:
+// each result lane (the kept axes, row-major) is a vector.reduce of the
+// lanes of %v along the reduced axes (row-major) into its init lane, so
+// the combining kinds keep the executors' one definition and float kinds
+// combine in lane order from the init, as vector.reduce does. Fast-math
+// flags are dropped (lowerFastMath).
+func lowerReduceAxes(l *lowering, op *Op) (bool, error) {
+	if len(op.Operands) < 2 || op.Operands[0].Value == nil || op.Operands[1].Value == nil {
+		return true, l.errorf("needs an input vector and an init")
+	}
+	x, init := op.Operands[0].Value, op.Operands[1].Value
+	_, shape, ok := staticLanes(x.Type)
+	if x.Type.Kind != TypeVector || !ok {
+		return true, l.errorf("input %s: the shared lowering needs a vector with static lanes", x.Type)
+	}
+	reduced := make([]bool, len(shape))
+	for _, a := range op.Operands[2:] {
+		if a.Lit == nil || a.Lit.Kind != LitInt || a.Lit.Int < 0 || a.Lit.Int >= int64(len(shape)) || reduced[a.Lit.Int] {
+			return true, l.errorf("axes must be distinct axis numbers of the rank-%d input", len(shape))
+		}
+		reduced[a.Lit.Int] = true
+	}
+	var kept, red []int
+	for a := range shape {
+		if reduced[a] {
+			red = append(red, a)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	if len(red) == 0 {
+		return true, l.errorf("no axes to reduce")
+	}
+	var keep []string
+	for _, w := range paramWords(op.Param) {
+		if !isFastMathFlag(w) {
+			keep = append(keep, w)
+		}
+	}
+	kind := strings.Join(keep, ", ")
+	count := func(axes []int) int {
+		n := 1
+		for _, a := range axes {
+			n *= int(shape[a])
+		}
+		return n
+	}
+	nOut, nRed := count(kept), count(red)
+	if (len(kept) == 0) != init.Type.IsScalar() {
+		return true, l.errorf("init %s: a scalar exactly when every axis is reduced", init.Type)
+	}
+	if n, _, ok := staticLanes(init.Type); !ok || n != nOut || !sameType(elemType(init.Type), x.Type.Elem) {
+		return true, l.errorf("init %s for %d result lanes of %s", init.Type, nOut, x.Type.Elem)
+	}
+	coord := make([]int64, len(shape))
+	// set writes lane j of the row-major space over axes into coord.
+	set := func(axes []int, j int) {
+		for k := len(axes) - 1; k >= 0; k-- {
+			d := shape[axes[k]]
+			coord[axes[k]], j = int64(j)%d, j/int(d)
+		}
+	}
+	gt := vectorOf(nRed, x.Type.Elem)
+	outs := make([]*Value, nOut)
+	for o := range outs {
+		set(kept, o)
+		lanes := make([]*Value, nRed)
+		for r := range lanes {
+			set(red, r)
+			flat := 0
+			for a, c := range coord {
+				flat = flat*int(shape[a]) + int(c)
+			}
+			lanes[r] = l.extract(x, flat)
+		}
+		outs[o] = l.emit("vector.reduce", kind, []*Value{l.build(gt, lanes), l.extract(init, o)}, []*Type{gt, x.Type.Elem}, nil, x.Type.Elem)
+	}
+	l.finish(l.build(init.Type, outs))
+	return true, nil
+}

@@ -566,7 +566,7 @@ func isCompare(name string) bool {
 // ':' (the accumulator or base operand's), not the first.
 var lastTypedResult = map[string]bool{
 	"vector.dot2f": true, "vector.dot4i": true, "vector.dot8i4": true, "vector.dot4f8": true,
-	"vector.bitfield.insert": true, "vector.insert": true,
+	"vector.bitfield.insert": true, "vector.insert": true, "vector.reduce.axes": true,
 }
 
 // assignResultTypes applies the rule of opsyntax.go: ResultTypes when

@@ -180,11 +180,9 @@ func TestHrxSelfCheckingSamples(t *testing.T) {
 
 // knownSampleDisagreements are the samples we know we disagree with and
 // have not fixed yet, each with the reason; the test logs them instead of
-// failing, and reports them in its count.
-var knownSampleDisagreements = map[string]string{
-	// Valid Loom that our executors reject as invalid (open gaps).
-	"reduce_axes_from_elements_extract": "open: vector.reduce.axes with operands of different shapes is rejected",
-}
+// failing, and reports them in its count. Empty: every disagreement found
+// so far is fixed (index bit counts, dot4f8, partial extract, reduce.axes).
+var knownSampleDisagreements = map[string]string{}
 
 // sampleCannotRun says whether err means the function cannot run on the
 // executor (an op it does not support), and why.
