@@ -253,6 +253,10 @@ func lowerCollective(l *lowering, op *Op) (bool, error) {
 	t := x.Type
 	e := elemType(t)
 	narrow := e.Kind == TypeInt && e.Bits > 1 && e.Bits < 32
+	if len(op.Types) == 0 && (t.Kind == TypeVector || narrow) {
+		// Split per lane, each lane's op is written with its types.
+		return true, l.errorf("on %s without its operand types (write `: type, …` after the operands)", t)
+	}
 	scan := (op.Name == "kernel.subgroup.scan" || op.Name == "kernel.workgroup.scan") && l.opts.ShuffleScans
 	if t.Kind != TypeVector && !narrow && !scan {
 		return lowerFastMath(l, op)

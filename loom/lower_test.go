@@ -89,6 +89,9 @@ func TestLowerErrors(t *testing.T) {
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"hadamard_sign\", input_elems=4, output_elems=4> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "exactly one of signs or seed"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"hadamard\", input_elems=8, output_elems=8> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "input_elems=8, but the source's last axis has 4"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %q = vector.table.quantize %v, %v {nan = zero} : vector<4xf32>, vector<4xf32> -> vector<4xi8>", "needs tie = lower or upper"},
+		// Types not written (an opaque op, found by FuzzParse): the per-lane
+		// split had no operand types to copy and failed as an internal error.
+		{"%v = vector.splat %x : vector<4xi8>\n  %f = kernel.subgroup.broadcast.first %v i vector<4xi8>", "on vector<4xi8> without its operand types"},
 	} {
 		src := "kernel.def export(\"k\") @k() {\n  %c1 = index.constant 1 : index\n  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index\n} launch(%x: i8) {\n  " + c.body + "\n  kernel.return\n}\n"
 		m, err := ParseFile("e.loom", []byte(src))
