@@ -24,7 +24,11 @@ var (
 	// sampleFuncRE finds an argument-less func.def and its result list.
 	sampleFuncRE = regexp.MustCompile(`(?m)^func\.def @(\w+)\(\) -> \(([^()]*)\) \{`)
 	// constLineRE is a body line of a fully folded function.
-	constLineRE = regexp.MustCompile(`^\s*(%\w+ = (scalar|index)\.constant .*|func\.return( .*)?|\}|)$`)
+	constLineRE = regexp.MustCompile(`^\s*(%\w+ = (scalar|index|vector)\.constant .*|func\.return( .*)?|\}|)$`)
+	// valuelessLineRE is a line of an expected form that does not bear on
+	// the returned values: an encoding kept alive by a test.use sink. Such
+	// lines are blanked before the expected form runs.
+	valuelessLineRE = regexp.MustCompile(`(?m)^\s*(test\.use .*|%\w+ = encoding\.define .*)$`)
 )
 
 // A selfCheck is one argument-less function of Loom's own tests whose value
@@ -83,7 +87,7 @@ func findSelfChecks(t *testing.T) (checks []selfCheck, skipped map[string]string
 					}
 					checks = append(checks, selfCheck{where: where, name: m[1], results: results,
 						input: strings.Repeat("\n", c.Line-1) + c.Input, file: path,
-						want: strings.Repeat("\n", c.ExpectedLine-1) + c.Expected})
+						want: strings.Repeat("\n", c.ExpectedLine-1) + valuelessLineRE.ReplaceAllString(c.Expected, "")})
 				default:
 					skipped[key] = "mode " + c.Mode + " states no value"
 				}
@@ -110,7 +114,7 @@ func expectedBody(expected, name string) string {
 func folded(fn string) bool {
 	lines := strings.Split(fn, "\n")
 	for _, l := range lines[1:] {
-		if !constLineRE.MatchString(l) {
+		if !constLineRE.MatchString(l) && !valuelessLineRE.MatchString(l) {
 			return false
 		}
 	}
@@ -120,9 +124,10 @@ func folded(fn string) bool {
 // TestHrxSelfCheckingSamples runs every self-checking function of Loom's
 // own tests (findSelfChecks) on the CPU executor and compares its results
 // with the values Loom's authors state: true for the i1 samples of verify
-// cases, the folded constants for canonicalize cases. The expected form is
-// run too (it is Loom source), so the constants are read by our parser
-// exactly as a kernel's would be. Functions that cannot be compared are
+// cases, the folded constants (scalar or 1-D vector) for canonicalize
+// cases. The expected form is run too (it is Loom source, with its
+// value-less encoding/test.use lines blanked), so the constants are read
+// by our parser exactly as a kernel's would be. Functions that cannot be compared are
 // logged with the reason; the test skips, uncounted, without the snapshot.
 func TestHrxSelfCheckingSamples(t *testing.T) {
 	checks, skipped := findSelfChecks(t)
@@ -187,7 +192,7 @@ var knownSampleDisagreements = map[string]string{}
 // sampleCannotRun says whether err means the function cannot run on the
 // executor (an op it does not support), and why.
 func sampleCannotRun(err error) (string, bool) {
-	if errors.Is(err, ErrUnsupported) {
+	if errors.Is(err, ErrUnsupported) || errors.Is(err, errSampleType) {
 		return err.Error(), true
 	}
 	return "", false
@@ -201,36 +206,39 @@ func probeFunction(input, name string) bool {
 	return strings.Contains(expectedBody(input, name), "test.fact_")
 }
 
-// sampleMismatch compares results bytewise; floats compare as numbers,
-// with any NaN equal to any NaN.
+// sampleMismatch compares results lane by lane: integers bitwise, floats
+// as numbers (±0 differ, any NaN equals any NaN).
 func sampleMismatch(types []string, got, want [][]byte) string {
 	for i, typ := range types {
-		g, w := got[i], want[i]
-		switch typ {
-		case "f32":
-			gf := math.Float32frombits(binary.LittleEndian.Uint32(g))
-			wf := math.Float32frombits(binary.LittleEndian.Uint32(w))
-			if gf == wf && math.Signbit(float64(gf)) == math.Signbit(float64(wf)) || gf != gf && wf != wf {
+		st, _ := parseSampleType(typ)
+		size := len(got[i]) / max(st.count(), 1)
+		for j := 0; j+size <= len(got[i]); j += size {
+			g, w := got[i][j:j+size], want[i][j:j+size]
+			if sameSampleLane(st.elem, g, w) {
 				continue
 			}
-		case "f64":
-			gf := math.Float64frombits(binary.LittleEndian.Uint64(g))
-			wf := math.Float64frombits(binary.LittleEndian.Uint64(w))
-			if gf == wf && math.Signbit(gf) == math.Signbit(wf) || gf != gf && wf != wf {
-				continue
-			}
-		default:
-			if bytes.Equal(g, w) {
-				continue
-			}
+			return fmt.Sprintf("result %d (%s) lane %d: got %s, want %s", i, typ, j/size, showSample(st.elem, g), showSample(st.elem, w))
 		}
-		return fmt.Sprintf("result %d (%s): got %s, want %s", i, typ, showSample(typ, g), showSample(typ, w))
 	}
 	return ""
 }
 
-func showSample(typ string, b []byte) string {
-	switch typ {
+func sameSampleLane(elem string, g, w []byte) bool {
+	switch elem {
+	case "f32":
+		gf := math.Float32frombits(binary.LittleEndian.Uint32(g))
+		wf := math.Float32frombits(binary.LittleEndian.Uint32(w))
+		return gf == wf && math.Signbit(float64(gf)) == math.Signbit(float64(wf)) || gf != gf && wf != wf
+	case "f64":
+		gf := math.Float64frombits(binary.LittleEndian.Uint64(g))
+		wf := math.Float64frombits(binary.LittleEndian.Uint64(w))
+		return gf == wf && math.Signbit(gf) == math.Signbit(wf) || gf != gf && wf != wf
+	}
+	return bytes.Equal(g, w)
+}
+
+func showSample(elem string, b []byte) string {
+	switch elem {
 	case "f32":
 		return fmt.Sprint(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	case "f64":
@@ -252,40 +260,78 @@ func showSample(typ string, b []byte) string {
 	return fmt.Sprint(v)
 }
 
-// sampleStore is how a result of type typ is stored: the stored type and
-// the conversion op ("" for none; %s is the result, the stored value is
-// %<name>s).
-func sampleStore(typ string) (stored, conv string, ok bool) {
-	switch typ {
-	case "i1":
-		return "i32", "scalar.extui %s : i1 to i32", true
-	case "i8", "i16", "i32", "i64", "f16", "f32", "f64":
-		return typ, "", true
-	case "index", "offset":
-		return "i64", "index.cast %s : " + typ + " to i64", true
-	}
-	return "", "", false
+// sampleType is a result type the wrapper can store: a scalar (lanes 0)
+// or a 1-D static vector.
+type sampleType struct {
+	elem  string
+	lanes int
 }
+
+func (t sampleType) count() int { return max(t.lanes, 1) }
+
+var vectorTypeRE = regexp.MustCompile(`^vector<(\d+)x(\w+)>$`)
+
+// parseSampleType reads a result type; ok is false for types the wrapper
+// cannot store (multi-dimensional or dynamic vectors, encodings).
+func parseSampleType(typ string) (sampleType, bool) {
+	st := sampleType{elem: typ}
+	if m := vectorTypeRE.FindStringSubmatch(typ); m != nil {
+		st.elem, st.lanes = m[2], 0
+		fmt.Sscan(m[1], &st.lanes)
+		if st.lanes == 0 || st.elem == "index" || st.elem == "offset" {
+			return st, false
+		}
+	}
+	switch st.elem {
+	case "i1", "i8", "i16", "i32", "i64", "f16", "f32", "f64", "index", "offset":
+		return st, true
+	}
+	return st, false
+}
+
+// sampleStore is how a result of type typ is stored: the stored element
+// type and the conversion op ("" for none; %s is the result).
+func sampleStore(st sampleType) (stored, conv string) {
+	switch st.elem {
+	case "i1":
+		if st.lanes > 0 {
+			return "i32", fmt.Sprintf("vector.extui %%s : vector<%dxi1> to vector<%dxi32>", st.lanes, st.lanes)
+		}
+		return "i32", "scalar.extui %s : i1 to i32"
+	case "index", "offset":
+		return "i64", "index.cast %s : " + st.elem + " to i64"
+	}
+	return st.elem, ""
+}
+
+var sampleBytes = map[string]int{"i8": 1, "i16": 2, "f16": 2, "i32": 4, "f32": 4, "i64": 8, "f64": 8}
 
 // runSample runs func.def @name of src through a one-invocation kernel
 // that stores each result into a buffer of its own, and returns the
 // buffers.
 func runSample(file, src, name string, results []string) ([][]byte, error) {
 	var params, views, stores, rets []string
+	sizes := make([]int, len(results))
 	for i, typ := range results {
-		stored, conv, ok := sampleStore(typ)
+		st, ok := parseSampleType(typ)
 		if !ok {
-			return nil, fmt.Errorf("cannot store a %s result", typ)
+			return nil, fmt.Errorf("cannot store a %s result: %w", typ, errSampleType)
 		}
+		stored, conv := sampleStore(st)
+		sizes[i] = sampleBytes[stored] * st.count()
 		params = append(params, fmt.Sprintf("%%d%d: buffer", i))
 		rets = append(rets, fmt.Sprintf("%%r%d", i))
-		views = append(views, fmt.Sprintf("  %%v%d = buffer.view %%d%d[%%z] : buffer -> view<1x%s>", i, i, stored))
+		views = append(views, fmt.Sprintf("  %%v%d = buffer.view %%d%d[%%z] : buffer -> view<%dx%s>", i, i, st.count(), stored))
 		val := fmt.Sprintf("%%r%d", i)
 		if conv != "" {
 			stores = append(stores, fmt.Sprintf("  %%s%d = "+conv, i, val))
 			val = fmt.Sprintf("%%s%d", i)
 		}
-		stores = append(stores, fmt.Sprintf("  view.store %s, %%v%d[%%c0] : %s, view<1x%s>", val, i, stored, stored))
+		if st.lanes > 0 {
+			stores = append(stores, fmt.Sprintf("  vector.store %s, %%v%d[%%c0] : vector<%dx%s>, view<%dx%s>", val, i, st.lanes, stored, st.lanes, stored))
+		} else {
+			stores = append(stores, fmt.Sprintf("  view.store %s, %%v%d[%%c0] : %s, view<1x%s>", val, i, stored, stored))
+		}
 	}
 	wrapper := fmt.Sprintf(`
 kernel.def export("sample") @sample__() {
@@ -312,23 +358,15 @@ kernel.def export("sample") @sample__() {
 	args := make([]Arg, len(results))
 	out := make([][]byte, len(results))
 	for i := range results {
-		out[i] = make([]byte, 8)
+		out[i] = make([]byte, sizes[i])
 		args[i] = Arg{Buffer: out[i]}
 	}
 	l := Launch{Workgroups: [3]int{1, 1, 1}, WorkgroupSize: [3]int{1, 1, 1}}
 	if err := k.Run(l, args); err != nil {
 		return nil, err
 	}
-	for i, typ := range results {
-		stored, _, _ := sampleStore(typ)
-		switch stored {
-		case "i8":
-			out[i] = out[i][:1]
-		case "i16", "f16":
-			out[i] = out[i][:2]
-		case "i32", "f32":
-			out[i] = out[i][:4]
-		}
-	}
 	return out, nil
 }
+
+// errSampleType marks a result type the wrapper cannot store.
+var errSampleType = errors.New("result type not handled by the sample wrapper")
