@@ -142,7 +142,7 @@ func (lx *lexer) scanComment() {
 	start := lx.pos
 	alone := true
 	for i := lx.lineOff; i < start; i++ {
-		if c := lx.src[i]; c != ' ' && c != '\t' {
+		if c := lx.src[i]; c != ' ' && c != '\t' && c != '\r' { // the spacing scan skips
 			alone = false
 			break
 		}
