@@ -51,6 +51,7 @@ func init() {
 		"vector.dot2f":                    lowerDot2f,
 		"vector.dot4f8":                   lowerDot4f8,
 		"vector.extract":                  lowerPartialExtract,
+		"vector.shuffle":                  lowerShuffle,
 		"scalar.clampf":                   lowerClampf,
 		"vector.clampf":                   lowerClampf,
 		"scalar.powf":                     lowerPowf,

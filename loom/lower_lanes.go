@@ -365,3 +365,32 @@ func lowerReduceAxes(l *lowering, op *Op) (bool, error) {
 	l.finish(l.build(init.Type, outs))
 	return true, nil
 }
+
+// lowerShuffle rewrites vector.shuffle<[m…]> %v: result lane i is source
+// lane m[i] (duplicates allowed) of the static rank-1 source, whose type the
+// result keeps.
+func lowerShuffle(l *lowering, op *Op) (bool, error) {
+	x, err := l.operandValues(op, 1)
+	if err != nil {
+		return true, err
+	}
+	v := x[0]
+	n, shape, ok := staticLanes(v.Type)
+	if v.Type.Kind != TypeVector || !ok || len(shape) != 1 {
+		return true, l.errorf("source %s: needs a static rank-1 vector", v.Type)
+	}
+	words := strings.FieldsFunc(op.Param, func(r rune) bool { return r == '[' || r == ']' || r == ',' || r == ' ' })
+	if len(words) != n {
+		return true, l.errorf("lane map <%s> has %d entries for %d lanes", op.Param, len(words), n)
+	}
+	lanes := make([]*Value, n)
+	for i, w := range words {
+		m, err := strconv.Atoi(w)
+		if err != nil || m < 0 || m >= n {
+			return true, l.errorf("lane map entry %q is not a lane of %s", w, v.Type)
+		}
+		lanes[i] = l.extract(v, m)
+	}
+	l.finish(l.build(v.Type, lanes))
+	return true, nil
+}
