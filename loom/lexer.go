@@ -154,7 +154,9 @@ func (lx *lexer) scanComment() {
 	if len(text) > 0 && text[0] == ' ' {
 		text = text[1:]
 	}
-	if n := len(text); n > 0 && text[n-1] == '\r' {
+	// Carriage returns at the end are line-break debris: Format would
+	// write them back and its second pass drop them.
+	for n := len(text); n > 0 && text[n-1] == '\r'; n-- {
 		text = text[:n-1]
 	}
 	lx.comments = append(lx.comments, comment{line: int32(lx.line), alone: alone, text: text})
