@@ -190,17 +190,18 @@ func evalIndex(e *Expr, ty *Type, a []Const, t Target) (Const, error) {
 	case ExprXor:
 		r = x ^ y
 	case ExprShl, ExprShrS, ExprShrU:
-		if y < 0 || y >= int64(t.IndexBits) {
-			return Const{}, evalErr(e.Pos, "index shift by %d is outside 0..%d", y, t.IndexBits-1)
+		// over the 64-bit logical value whatever the carrier (LOOM.md
+		// 6.1); checkCarrier then bounds the result
+		if y < 0 || y > 63 {
+			return Const{}, evalErr(e.Pos, "index shift by %d is outside 0..63", y)
 		}
 		switch e.Op {
 		case ExprShl:
 			r = x << uint(y)
-			ok = r>>uint(y) == x
 		case ExprShrS:
 			r = x >> uint(y)
 		default:
-			r = int64(uint64(x)&carrierMask(t.IndexBits)) >> uint(y)
+			r = int64(uint64(x) >> uint(y))
 		}
 	case ExprNeg:
 		r = -x

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/loomgen/loomgen/loom"
@@ -82,16 +83,19 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 		return nil, err
 	}
 	nb := c.intBits(r.typ)
-	fn, pre := intBinary[sn](nb)
-	post := c.postFor(r.typ)
 	if indexBitwise[rest] {
-		post = postI{wrap: nb}
-		if nb >= 64 {
-			post = postI{}
-		}
+		// Loom defines the bitwise ops over the 64-bit logical value
+		// (shift and rotate counts 0..63): compute them there, then hold
+		// the result to the carrier's range like any index result.
+		nb = 64
 	}
-	if rest == "shrui" && r.uni && r.comps == 1 && nb < 64 && !(ops[0].cst && ops[1].cst) {
-		return uniformShrui(op, r, ops[0], ops[1], nb, pre), nil
+	fn, pre := intBinary[sn](nb)
+	if rest == "rotli" || rest == "rotri" {
+		pre = shiftCheck(64)
+	}
+	post := c.postFor(r.typ)
+	if rest == "shrui" && r.uni && r.comps == 1 && !(ops[0].cst && ops[1].cst) {
+		return uniformShrui(op, r, ops[0], ops[1], pre, post), nil
 	}
 	if r.typ.Kind == loom.TypeOffset || nb >= 64 {
 		// Values live in int64: detect wrap of the 64-bit carrier directly.
@@ -169,31 +173,27 @@ func (c *compiler) fold2(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, p
 	return binI(op, r, a, b, f, pre, post), nil
 }
 
-// uniformShrui is binI's one-value path for a logical right shift (the
-// halving strides of tree reductions run it every step): the same count
-// check, message and wrap, without calling the check and the op through
-// function values.
-func uniformShrui(op *loom.Op, r, a, b *slot, nb int, pre *check) instr {
+// uniformShrui is binI's one-value path for index.shrui (the halving
+// strides of tree reductions run it every step): the same count check,
+// messages and carrier bound, without calling the check and the op
+// through function values.
+func uniformShrui(op *loom.Op, r, a, b *slot, pre *check, post postI) instr {
 	ai, bi, ri := a.idx, b.idx, r.idx // fixed once allocated
-	if nb > 1 && nb < 64 {
-		// zext and wrapBits as masks and shifts fixed here: they are not
-		// inlined into the closure otherwise.
-		mask, s := uint64(1)<<uint(nb)-1, uint(64-nb)
-		return func(fr *frame) error {
-			x, y := fr.I[ai][0], fr.I[bi][0]
-			if uint64(y) >= uint64(nb) {
-				return newTrap(op, -1, pre.class, "%s (operands %d, %d)", pre.what, x, y)
-			}
-			fr.I[ri][0] = int64((uint64(x)&mask)>>uint(y)) << s >> s
-			return nil
-		}
+	hi := int64(math.MaxInt64)
+	if post.ranged {
+		hi = post.hi
 	}
 	return func(fr *frame) error {
 		x, y := fr.I[ai][0], fr.I[bi][0]
-		if y < 0 || y >= int64(nb) {
+		if uint64(y) >= 64 {
 			return newTrap(op, -1, pre.class, "%s (operands %d, %d)", pre.what, x, y)
 		}
-		fr.I[ri][0] = wrapBits(int64(zext(x, nb)>>uint(y)), nb)
+		v := int64(uint64(x) >> uint(y))
+		if v > hi {
+			// a negative operand's 64-bit pattern shifted right
+			return newTrap(op, -1, post.class, "%s %d does not fit the %d-bit carrier", post.what, uint64(v), carrierBits(post.lo, post.hi))
+		}
+		fr.I[ri][0] = v
 		return nil
 	}
 }

@@ -68,6 +68,9 @@ func anyWide(a []*val) bool {
 }
 
 func (e *emitter) arith(op *loom.Op, rest string) error {
+	if strings.HasPrefix(op.Name, "index.") && indexShifts[rest] {
+		return e.indexShift(op, rest)
+	}
 	if strings.HasPrefix(op.Name, "index.") && rest != "constant" && rest != "cast" && rest != "scale" && rest != "cmp" && rest != "assume" {
 		a, err := e.operands(op, 0)
 		if err != nil {
