@@ -87,11 +87,17 @@ func wantLanes() []float32 {
 	return want
 }
 
-// TestVectorArgsCPU: vector arguments reach the CPU executor lane for lane
+// TestVectorArgsBackends: vector arguments reach the kernel lane for lane
 // (index lanes narrowed to the 32-bit carrier), run directly and replayed
-// from a recording, and KernelInfo describes vector parameters.
-func TestVectorArgsCPU(t *testing.T) {
-	s := testSession(t)
+// from a recording, and KernelInfo describes vector parameters; on the CPU
+// executor and, where a GPU and its driver are present, on CUDA.
+func TestVectorArgsBackends(t *testing.T) {
+	for _, s := range storageSessions(t) {
+		t.Run(s.Backend(), func(t *testing.T) { checkVectorArgs(t, s) })
+	}
+}
+
+func checkVectorArgs(t *testing.T, s *Session) {
 	k := compileLanes(t, s)
 	info := must(s.KernelInfo(k))
 	for i, want := range []ParamInfo{

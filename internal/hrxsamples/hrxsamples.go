@@ -7,6 +7,7 @@ package hrxsamples
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -18,8 +19,9 @@ import (
 	"github.com/loomgen/loomgen/internal/loomcorpus"
 )
 
-// Dir is where the snapshot's .loom and .loom-test files are extracted.
-const Dir = "/tmp/hrx"
+// Dir is where the snapshot's .loom and .loom-test files are extracted:
+// $LOOM_HRX_DIR, else /tmp/hrx (a GPU machine gets a copy elsewhere).
+var Dir = cmp.Or(os.Getenv("LOOM_HRX_DIR"), "/tmp/hrx")
 
 var (
 	// sampleFuncRE finds an argument-less func.def and its result list.
