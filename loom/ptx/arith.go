@@ -94,6 +94,17 @@ func (e *emitter) arith(op *loom.Op, rest string) error {
 	switch rest {
 	case "constant":
 		return e.constant(op)
+	case "poison":
+		// Poison may be any value (LOOM.md 6.2); zero keeps the register
+		// defined, as vector.poison's lanes, and matches the CPU executor.
+		t := resultType(op, 0)
+		if err := scalarOK(op, t); err != nil {
+			return err
+		}
+		if isFloat(t) {
+			return e.define(op, 0, e.constFloat(t, 0))
+		}
+		return e.define(op, 0, e.constInt(t, 0))
 	case "assume":
 		for i, o := range op.Operands {
 			v, err := e.get(o)

@@ -305,3 +305,17 @@ kernel.def export("k") @k(%n: index) {
 		}
 	}
 }
+
+// TestScalarPoison: scalar.poison compiles for every scalar type, as
+// vector.poison does, to a defined register (zero); before, f32 poison
+// was refused, so Loom's canonical form of a vector.poison (one
+// scalar.poison per lane) did not compile although its input did.
+func TestScalarPoison(t *testing.T) {
+	for _, typ := range []string{"f32", "f16", "bf16", "f64", "i1", "i8", "i32", "i64", "index"} {
+		body := "%p = scalar.poison : " + typ + "\n  %a = view.load %v[%i] : view<[%n]xf32> -> f32\n  view.store %a, %v[%i] : f32, view<[%n]xf32>"
+		m := parseSrc(t, kernelWith(body))
+		if _, err := Compile([]*loom.Module{m}, "k", Options{}); err != nil {
+			t.Errorf("scalar.poison : %s: %v", typ, err)
+		}
+	}
+}
