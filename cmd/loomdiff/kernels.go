@@ -228,15 +228,14 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 		}
 		return res, nil
 	}
+	var rerun, diff *crosscheck.Difference
 	for j := range got {
-		if got[j] == nil {
-			continue
-		}
-		if d := crosscheck.Compare(&exact, j, again[j], got[j]); d != nil {
-			return skip(res, "nondeterministic on the GPU: two runs differ at %s", d.Describe("second run")), nil
+		if got[j] != nil {
+			if rerun = crosscheck.Compare(&exact, j, again[j], got[j]); rerun != nil {
+				break
+			}
 		}
 	}
-	var diff *crosscheck.Difference
 	for j := range got {
 		if got[j] != nil {
 			if diff = crosscheck.Compare(c, j, got[j], want[j]); diff != nil {
@@ -244,17 +243,38 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 			}
 		}
 	}
+	return verdict(res, race, rerun, diff), nil
+}
+
+// verdict is a kernel's outcome once it ran on both backends: race is the
+// CPU executor's race report (nil: none), rerun the first difference
+// between the two GPU runs, diff the first between the GPU's first run
+// and the CPU executor. A racing kernel is skipped as racing whatever the
+// runs gave, the outcome noted (two GPU runs that differ are the race
+// showing, not unexplained nondeterminism).
+func verdict(res Result, race error, rerun, diff *crosscheck.Difference) Result {
 	switch {
+	case race != nil && rerun != nil:
+		return skip(res, "data race (undefined results): %v [the race shows: two GPU runs differ at %s]", race, runsDiffer(rerun))
 	case race != nil && diff == nil:
-		return skip(res, "data race (undefined results): %v [the GPU's result equals the CPU executor's in this run]", race), nil
+		return skip(res, "data race (undefined results): %v [the GPU's result equals the CPU executor's in this run]", race)
 	case race != nil:
-		return skip(res, "data race (undefined results): %v [the race shows: %s]", race, diff.Describe("gpu")), nil
+		return skip(res, "data race (undefined results): %v [the race shows: %s]", race, diff.Describe("gpu"))
+	case rerun != nil:
+		// Atomics whose order shows, or races the checked mode cannot see.
+		return skip(res, "nondeterministic on the GPU: two runs differ at %s", runsDiffer(rerun))
 	case diff != nil:
 		res.Status, res.Detail = Differs, diff.Describe("gpu")
 	default:
 		res.Status = Same
 	}
-	return res, nil
+	return res
+}
+
+// runsDiffer describes a difference between two GPU runs (Describe would
+// call the first run "cpu").
+func runsDiffer(d *crosscheck.Difference) string {
+	return fmt.Sprintf("%%%s[%d] (%s): first run %s, second run %s; %d elements differ", d.Name, d.Element, d.Type, d.CPU, d.Other, d.Count)
 }
 
 // maxChecked is the largest launch run in the CPU executor's checked mode

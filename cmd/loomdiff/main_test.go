@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/loomgen/loomgen/internal/crosscheck"
 )
 
 // TestMain lets the test binary stand in for the command when the
@@ -79,5 +82,32 @@ func TestUsage(t *testing.T) {
 	}
 	if code := run([]string{"no/such/dir"}, &out, &errs); code != 1 {
 		t.Errorf("missing path: exit %d", code)
+	}
+}
+
+// TestVerdict: the outcome of a kernel that ran on both backends, for each
+// combination of a race, two GPU runs that differ, and a difference from
+// the CPU executor; a race is reported as a race even when the GPU's runs
+// differ (before, that read "nondeterministic on the GPU").
+func TestVerdict(t *testing.T) {
+	race := errors.New("view.store races")
+	d := &crosscheck.Difference{Name: "out", Type: "i32", CPU: "0x00000003", Other: "0x00000001", Count: 1}
+	for _, c := range []struct {
+		name         string
+		race         error
+		rerun, diff  *crosscheck.Difference
+		status, want string
+	}{
+		{"same", nil, nil, nil, Same, ""},
+		{"differs", nil, nil, d, Differs, "%out[0] (i32): cpu 0x00000003, gpu 0x00000001; 1 elements differ"},
+		{"nondeterministic", nil, d, d, Skipped, "nondeterministic on the GPU: two runs differ at %out[0] (i32): first run 0x00000003, second run 0x00000001"},
+		{"race, runs differ", race, d, nil, Skipped, "data race (undefined results): view.store races [the race shows: two GPU runs differ at %out[0] (i32): first run 0x00000003"},
+		{"race, hidden", race, nil, nil, Skipped, "[the GPU's result equals the CPU executor's in this run]"},
+		{"race, shows", race, nil, d, Skipped, "[the race shows: %out[0] (i32): cpu 0x00000003, gpu 0x00000001"},
+	} {
+		r := verdict(Result{Name: c.name}, c.race, c.rerun, c.diff)
+		if r.Status != c.status || !strings.Contains(r.Detail, c.want) {
+			t.Errorf("%s: %s %q, want %s containing %q", c.name, r.Status, r.Detail, c.status, c.want)
+		}
 	}
 }
