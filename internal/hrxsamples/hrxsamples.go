@@ -277,3 +277,74 @@ kernel.def export("sample") @sample__() {
 
 // ErrType marks a result type the wrapper cannot store.
 var ErrType = errors.New("result type not handled by the sample wrapper")
+
+// Counts tallies a run of the checks on one executor.
+type Counts struct {
+	Agree     int // results equal the stated value
+	AgreeForm int // equal what the (non-constant) canonical form returns
+	Disagree  int // differ, or the executor failed
+	Weaker    int // test.fact probe answers less precise than Loom's
+	Cannot    int // the function or its expected form cannot run there
+}
+
+func (n Counts) String() string {
+	return fmt.Sprintf("%d agree with the stated value, %d with their (non-constant) canonical form, %d disagree, %d probe answers less precise than Loom's, %d cannot run",
+		n.Agree, n.AgreeForm, n.Disagree, n.Weaker, n.Cannot)
+}
+
+// Reporter is where Compare reports (a *testing.T).
+type Reporter interface {
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
+// Compare runs every check on one executor and compares with the value
+// the test states: true for a verify sample, else what the expected form
+// returns on the same executor (so the constants are read by our parser
+// exactly as a kernel's would be). run runs func.def @c.Name of src
+// through Wrap's kernel and returns its result buffers; cannot says
+// whether an error means the function cannot run there, and why.
+// Disagreements and other errors go to r.Errorf, the rest to r.Logf.
+func Compare(r Reporter, checks []Check, run func(c Check, src string) ([][]byte, error), cannot func(error) (string, bool)) Counts {
+	var n Counts
+	// try runs src, counting and reporting a failure; what names it.
+	try := func(c Check, src, what string) ([][]byte, bool) {
+		out, err := run(c, src)
+		if err == nil {
+			return out, true
+		}
+		if why, ok := cannot(err); ok {
+			r.Logf("cannot run %s%s @%s: %s", what, c.Where, c.Name, why)
+			n.Cannot++
+		} else {
+			r.Errorf("%s%s @%s: %v", what, c.Where, c.Name, err)
+			n.Disagree++
+		}
+		return nil, false
+	}
+	for _, c := range checks {
+		got, ok := try(c, c.Input, "")
+		if !ok {
+			continue
+		}
+		want := [][]byte{{1, 0, 0, 0}} // an i1 sample must be true
+		if c.Want != "" {
+			if want, ok = try(c, c.Want, "the expected form of "); !ok {
+				continue
+			}
+		}
+		switch why := Mismatch(c.Results, got, want); {
+		case why != "" && Probe(c.Input, c.Name):
+			r.Logf("probe precision %s @%s: %s", c.Where, c.Name, why)
+			n.Weaker++
+		case why != "":
+			r.Errorf("%s @%s: %s", c.Where, c.Name, why)
+			n.Disagree++
+		case c.Rewritten:
+			n.AgreeForm++
+		default:
+			n.Agree++
+		}
+	}
+	return n
+}

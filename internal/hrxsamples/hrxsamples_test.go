@@ -1,6 +1,8 @@
 package hrxsamples
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +101,59 @@ func TestFind(t *testing.T) {
 	}
 	if m := Mismatch([]string{"f32"}, [][]byte{{0, 0, 0, 0}}, [][]byte{{0, 0, 0, 0x80}}); m == "" {
 		t.Error("+0 and -0 compare equal")
+	}
+}
+
+// recorder is a Reporter that keeps what it is told.
+type recorder struct{ errs, logs []string }
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+
+// TestCompare: each outcome of a check is counted and reported, with an
+// executor stood in by a table of results per source.
+func TestCompare(t *testing.T) {
+	errNo := errors.New("no such op")
+	word := func(v byte) [][]byte { return [][]byte{{v, 0, 0, 0}} }
+	results := map[string][][]byte{"true": word(1), "false": word(0), "seven": word(7), "eight": word(8)}
+	run := func(c Check, src string) ([][]byte, error) {
+		switch src {
+		case "refused":
+			return nil, errNo
+		case "broken":
+			return nil, errors.New("internal error")
+		}
+		return results[src], nil
+	}
+	cannot := func(err error) (string, bool) { return err.Error(), errors.Is(err, errNo) }
+	i32 := []string{"i32"}
+	checks := []Check{
+		{Name: "holds", Results: []string{"i1"}, Input: "true"},
+		{Name: "fails", Results: []string{"i1"}, Input: "false"},
+		{Name: "folds", Results: i32, Input: "seven", Want: "seven"},
+		{Name: "rewrites", Results: i32, Input: "eight", Want: "eight", Rewritten: true},
+		{Name: "wrong", Results: i32, Input: "seven", Want: "eight"},
+		{Name: "unsupported", Results: i32, Input: "refused"},
+		{Name: "want_unsupported", Results: i32, Input: "seven", Want: "refused"},
+		{Name: "crashes", Results: i32, Input: "broken"},
+	}
+	var r recorder
+	got := Compare(&r, checks, run, cannot)
+	want := Counts{Agree: 2, AgreeForm: 1, Disagree: 3, Cannot: 2}
+	if got != want {
+		t.Errorf("counts %+v, want %+v", got, want)
+	}
+	errs := strings.Join(r.errs, "\n")
+	for _, name := range []string{"@fails", "@wrong: result 0 (i32) lane 0: got 7, want 8", "@crashes: internal error"} {
+		if !strings.Contains(errs, name) {
+			t.Errorf("errors do not report %s:\n%s", name, errs)
+		}
+	}
+	if len(r.errs) != 3 || len(r.logs) != 2 || !strings.Contains(r.logs[1], "the expected form of") {
+		t.Errorf("errors %q, logs %q", r.errs, r.logs)
 	}
 }

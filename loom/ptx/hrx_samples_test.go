@@ -27,78 +27,51 @@ func TestHrxSamplesCompile(t *testing.T) {
 	if err != nil {
 		t.Skipf("Loom's tests are not extracted under %s (%v): NOT COVERED — these checks did not run", hrxsamples.Dir, err)
 	}
-	gpu := openSampleGPU(t)
-	var compiled, refused, agree, agreeForm, disagree, weaker, cannot int
+	var compiled, refused int
 	for _, c := range checks {
-		k, sizes, err := compileSample(c.File, c.Input, c.Name, c.Results)
-		switch {
+		_, _, err := compileSample(c.File, c.Input, c.Name, c.Results)
+		switch why, cannot := sampleRefused(err); {
 		case err == nil:
 			compiled++
-		case errors.Is(err, ErrUnsupported) || errors.Is(err, hrxsamples.ErrType):
-			t.Logf("refused %s @%s: %v", c.Where, c.Name, err)
+		case cannot:
+			t.Logf("refused %s @%s: %s", c.Where, c.Name, why)
 			refused++
-			continue
-		case strings.Contains(err.Error(), "no value supplied"):
-			t.Logf("needs a run-time config value %s @%s: %v", c.Where, c.Name, err)
-			refused++
-			continue
 		default:
 			t.Errorf("%s @%s: %v", c.Where, c.Name, err)
-			continue
-		}
-		if gpu == nil {
-			continue
-		}
-		got, err := gpu.run(k, sizes)
-		if err != nil {
-			t.Errorf("%s @%s: on the GPU: %v", c.Where, c.Name, err)
-			disagree++
-			continue
-		}
-		var want [][]byte
-		if c.Want == "" {
-			want = [][]byte{{1, 0, 0, 0}} // an i1 sample must be true
-		} else {
-			wk, wsizes, err := compileSample(c.File, c.Want, c.Name, c.Results)
-			if err != nil {
-				// Our reading of the stated value must compile where
-				// the input did; say so rather than count it.
-				t.Logf("cannot compile the expected form of %s @%s: %v", c.Where, c.Name, err)
-				cannot++
-				continue
-			}
-			if want, err = gpu.run(wk, wsizes); err != nil {
-				t.Errorf("%s @%s: expected form on the GPU: %v", c.Where, c.Name, err)
-				disagree++
-				continue
-			}
-		}
-		if why := hrxsamples.Mismatch(c.Results, got, want); why != "" {
-			if hrxsamples.Probe(c.Input, c.Name) {
-				t.Logf("probe precision %s @%s: %s", c.Where, c.Name, why)
-				weaker++
-				continue
-			}
-			t.Errorf("%s @%s: on the GPU: %s", c.Where, c.Name, why)
-			disagree++
-			continue
-		}
-		if c.Rewritten {
-			agreeForm++
-		} else {
-			agree++
 		}
 	}
 	t.Logf("%d self-checking functions: %d compile to PTX, %d refused as unsupported or needing a config value", len(checks), compiled, refused)
-	if gpu != nil {
-		t.Logf("on the GPU: %d agree with the stated value, %d with their (non-constant) canonical form, %d disagree, %d probe answers less precise than Loom's, %d expected forms do not compile",
-			agree, agreeForm, disagree, weaker, cannot)
-	} else {
-		t.Log("no NVIDIA GPU: values not checked")
-	}
 	if len(checks) == 0 {
 		t.Fatal("no self-checking functions found")
 	}
+	gpu := openSampleGPU(t)
+	if gpu == nil {
+		t.Log("no NVIDIA GPU: values not checked")
+		return
+	}
+	n := hrxsamples.Compare(t, checks, func(c hrxsamples.Check, src string) ([][]byte, error) {
+		k, sizes, err := compileSample(c.File, src, c.Name, c.Results)
+		if err != nil {
+			return nil, err
+		}
+		return gpu.run(k, sizes)
+	}, sampleRefused)
+	t.Logf("on the GPU: %v", n)
+}
+
+// sampleRefused says whether err means the PTX backend cannot compile the
+// sample (an op it does not support, a result the wrapper cannot store, a
+// run-time config value), and why.
+func sampleRefused(err error) (string, bool) {
+	switch {
+	case err == nil:
+		return "", false
+	case errors.Is(err, ErrUnsupported) || errors.Is(err, hrxsamples.ErrType):
+		return err.Error(), true
+	case strings.Contains(err.Error(), "no value supplied"):
+		return "needs a run-time config value: " + err.Error(), true
+	}
+	return "", false
 }
 
 // compileSample compiles func.def @name of src through hrxsamples.Wrap's
