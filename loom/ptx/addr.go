@@ -37,6 +37,8 @@ func (e *emitter) addrLike(base string) string {
 // (mad.wide.s32 for 64-bit bases) or unsigned.
 func (e *emitter) addrMad(dst, n string, scale int64, base string, unsigned bool) {
 	switch {
+	case addr32(base) && scale == 1:
+		e.ins("add.s32 %s, %s, %s", dst, n, base)
 	case addr32(base):
 		e.ins("mad.lo.s32 %s, %s, %d, %s", dst, n, scale, base)
 	case unsigned:

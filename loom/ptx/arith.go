@@ -277,11 +277,9 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 		case 'b':
 			suffix = bType(t)
 		}
-		if (rest == "div" || rest == "rem") && y.known && y.ci > 0 {
-			// A constant divisor goes in as an immediate, which ptxas
-			// strength-reduces (through a register it emits a full
-			// division); two constants fold.
-			e.indexDivConst(rest, out, x, y.ci)
+		if (ib.mnem == "div" || ib.mnem == "rem") && y.known && y.ci > 0 && e.divConst(rest, out, x, y.ci) {
+			// Shifts, masks or a magic multiply (divconst.go); two
+			// constants fold.
 			setP2(rest, out, a) // an exact division keeps alignment facts
 			return e.define(op, 0, out)
 		}
@@ -296,6 +294,9 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 		e.sext(out)
 		if (rest == "shrui" || rest == "shrsi") && y.known {
 			out.word, out.wordShift = wordBits(x, y.ci)
+			if rest == "shrsi" || x.nonneg {
+				setExact(out, x, y.ci)
+			}
 		}
 		if x.known && y.known && (rest == "add" || rest == "sub" || rest == "mul" || rest == "shli") {
 			out.known, out.ci = true, foldInt(rest, x.ci, y.ci)
@@ -572,21 +573,6 @@ func (e *emitter) floatClass(op *loom.Op, rest string) error {
 	return e.define(op, 0, out)
 }
 
-// indexDivConst lowers index.div or index.rem of x by a positive
-// constant c into out, with the signed semantics of the general case.
-func (e *emitter) indexDivConst(rest string, out, x *val, c int64) {
-	if x.known {
-		v := x.ci / c
-		if rest == "rem" {
-			v = x.ci % c
-		}
-		*out = *e.constInt(out.t, v)
-		return
-	}
-	e.ins("%s.%s %s, %s, %d", rest, sType(out.t), out.reg, x.reg, c)
-	e.sext(out)
-}
-
 // wordBits is the provenance (val.word) of x shifted right by k: bits
 // wordShift… of a 32-bit register, or nothing ("") when x is not a
 // 32-bit integer register or the shift leaves fewer than 8 of its bits.
@@ -602,6 +588,15 @@ func wordBits(x *val, k int64) (string, int) {
 		return "", 0
 	}
 	return w, int(sh + k)
+}
+
+// setExact records out = x >> k when no bits of x are lost (exact). For
+// an index shrui this reads x as non-negative, as Loom's 64-bit meaning
+// does: a negative x would shift to a value past the carrier's range.
+func setExact(out, x *val, k int64) {
+	if k > 0 && k < 31 && !x.wide && !x.known && pow2Of(x) >= 1<<k {
+		out.exact, out.exactShift = x, int(k)
+	}
 }
 
 // setMag records the magnitude bound of a 32-bit integer shift or mask by

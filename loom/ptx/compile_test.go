@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -241,7 +242,7 @@ kernel.def export("k") @k(%n: index) {
 }`
 	// A right shift by a constant keeps the facts as the division does.
 	shifted := strings.Replace(src, "%w = index.div %c, %c4 : index", "%two = index.constant 2 : index\n  %w = index.shrui %c, %two : index", 1)
-	for _, c := range []struct{ src, op string }{{src, "div.s32"}, {shifted, "shr.u32"}} {
+	for _, c := range []struct{ src, op string }{{src, "shr.u32"}, {shifted, "shr.u32"}} {
 		m, err := loom.ParseFile("div.loom", []byte(c.src))
 		if err != nil {
 			t.Fatal(err)
@@ -317,5 +318,41 @@ func TestScalarPoison(t *testing.T) {
 		if _, err := Compile([]*loom.Module{m}, "k", Options{}); err != nil {
 			t.Errorf("scalar.poison : %s: %v", typ, err)
 		}
+	}
+}
+
+// TestExactShiftAddress: a word index (c + 32) >> 2 of a byte column c
+// known to be a multiple of 16 addresses through c + 32 itself, with no
+// shift, and a constant index becomes an immediate offset.
+func TestExactShiftAddress(t *testing.T) {
+	src := `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %q: buffer, %o: buffer) {
+  %t = kernel.workitem.id<x> : index
+  %c2 = index.constant 2 : index
+  %c3 = index.constant 3 : index
+  %c16 = index.constant 16 : index
+  %c32 = index.constant 32 : index
+  %c = index.mul %t, %c16 : index
+  %c1c = index.add %c, %c32 : index
+  %w = index.shrui %c1c, %c2 : index
+  %z = index.constant 0 : offset
+  %qv = buffer.view %q[%z] : buffer -> view<[%n]xi32>
+  %ov = buffer.view %o[%z] : buffer -> view<[%n]xi32>
+  %x = view.load %qv[%w] : view<[%n]xi32> -> i32
+  view.store %x, %ov[%c3] : i32, view<[%n]xi32>
+  kernel.return
+}`
+	k, err := Compile([]*loom.Module{parseSrc(t, src)}, "k", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`mad\.wide\.s32 %rd\d+, %r\d+, 1, %rd\d+;\n\s*ld\.global\.s32`).MatchString(k.PTX) {
+		t.Errorf("the load does not address through the unshifted column:\n%s", k.PTX)
+	}
+	if !regexp.MustCompile(`add\.s64 %rd\d+, %rd\d+, 12;\n\s*st\.global\.s32`).MatchString(k.PTX) {
+		t.Errorf("the constant index is not an immediate offset:\n%s", k.PTX)
 	}
 }

@@ -56,6 +56,14 @@ type val struct {
 	// defined in the same region.
 	word      string
 	wordShift int
+	// exact, when set, is a non-wide integer this one equals shifted
+	// right by exactShift with no bits lost (a multiple of 2^exactShift,
+	// shifted or divided by it): an address scaling this value by a
+	// multiple of 2^exactShift scales exact instead, one shift fewer, and
+	// a constant added to exact stays visible to ptxas as an offset. The
+	// register-lifetime argument of word applies.
+	exact      *val
+	exactShift int
 	// frag marks a vector holding a subgroup matrix fragment in the
 	// tensor cores' register layout (fragment.go); vec then holds those
 	// registers, not Loom's payload components.

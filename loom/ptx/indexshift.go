@@ -66,6 +66,9 @@ func (e *emitter) indexShift(op *loom.Op, rest string) error {
 	}
 	if out != x {
 		setP2(rest, out, a)
+		if (rest == "shrui" || rest == "shrsi") && y.known {
+			setExact(out, x, y.ci)
+		}
 	}
 	return e.define(op, 0, out)
 }

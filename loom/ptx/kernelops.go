@@ -18,6 +18,7 @@ func axis(op *loom.Op) (string, error) {
 // special reads a special register (%tid.x, …) into a fresh index value.
 func (e *emitter) special(name string) *val {
 	out := e.newVal(indexType)
+	out.nonneg = true // ids, sizes and counts are below 2^31
 	e.ins("mov.u32 %s, %s", out.reg, name)
 	return out
 }

@@ -214,6 +214,15 @@ func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
 			return "", invalid(op.Pos, "%s: index %d has type %s, want index", op.Name, k, typeName(i.t))
 		}
 		s := v.strides[k]
+		if off, ok := constTerm(i, s, size); ok {
+			// A constant term is an immediate offset (none for 0).
+			if off != 0 {
+				n := e.addrLike(acc)
+				e.addrAddImm(n, acc, off)
+				acc = n
+			}
+			continue
+		}
 		n := e.addrLike(acc)
 		unsigned := false
 		if i.wide || s.wide {
@@ -225,13 +234,32 @@ func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
 			unsigned = true
 		}
 		if s.known && s.ci*size <= 1<<30 {
-			e.addrMad(n, i.reg, s.ci*size, acc, unsigned)
+			reg, scale := i.reg, s.ci*size
+			if x := i.exact; x != nil && !unsigned && scale%(1<<i.exactShift) == 0 {
+				reg, scale = x.reg, scale>>i.exactShift // (x >> k)·scale = x·(scale >> k)
+			}
+			e.addrMad(n, reg, scale, acc, unsigned)
 		} else {
 			e.addrMadReg(n, i.reg, s.reg, size, acc, unsigned)
 		}
 		acc = n
 	}
 	return acc, nil
+}
+
+// constTerm is the byte offset i·s·size of a constant index against a
+// constant stride, when both are and it lies within ±2^30.
+func constTerm(i, s *val, size int64) (int64, bool) {
+	const lim = 1 << 30
+	if !i.known || !s.known || i.wide || s.wide || i.ci < -lim || i.ci > lim || s.ci < -lim || s.ci > lim {
+		return 0, false
+	}
+	off := i.ci * s.ci // below 2^60 in magnitude
+	if off < -lim || off > lim {
+		return 0, false
+	}
+	off *= size
+	return off, off >= -lim && off <= lim
 }
 
 func (e *emitter) subview(op *loom.Op) error {

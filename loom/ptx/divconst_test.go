@@ -1,0 +1,159 @@
+package ptx
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// runPTX32 evaluates straight-line 32-bit PTX of the forms divConst emits
+// (mov, and, shr, add, sub, mul.hi, mad.lo on .b32/.s32/.u32 registers and
+// immediates) from the register values in regs, and returns them.
+func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint32 {
+	t.Helper()
+	arg := func(s string) uint32 {
+		if v, ok := regs[s]; ok {
+			return v
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("operand %q is neither a set register nor an immediate", s)
+		}
+		return uint32(n)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		line = strings.TrimSuffix(strings.TrimSpace(line), ";")
+		mnem, rest, _ := strings.Cut(line, " ")
+		ops := strings.Split(rest, ", ")
+		a := make([]uint32, len(ops))
+		for i := 1; i < len(ops); i++ {
+			a[i] = arg(ops[i])
+		}
+		var r uint32
+		switch mnem {
+		case "mov.b32":
+			r = a[1]
+		case "and.b32":
+			r = a[1] & a[2]
+		case "shr.u32":
+			r = a[1] >> min(a[2], 32)
+		case "shr.s32":
+			r = uint32(int32(a[1]) >> min(a[2], 31))
+		case "add.s32":
+			r = a[1] + a[2]
+		case "sub.s32":
+			r = a[1] - a[2]
+		case "mul.hi.u32":
+			r = uint32(uint64(a[1]) * uint64(a[2]) >> 32)
+		case "mad.lo.s32":
+			r = a[1]*a[2] + a[3]
+		default:
+			t.Fatalf("unexpected instruction %q", line)
+		}
+		regs[ops[0]] = r
+	}
+	return regs
+}
+
+// TestDivConst checks the instructions emitted for division and remainder
+// by constants against Go's, over divisors of every kind and dividends at
+// the edges and at random: no div or rem instruction may remain where a
+// magic number serves.
+func TestDivConst(t *testing.T) {
+	divisors := []int64{1, 2, 3, 5, 6, 7, 8, 9, 10, 12, 25, 36, 60, 100, 127, 144, 255, 256, 641, 1000, 4096,
+		6700417, 1<<30 - 1, 1 << 30, 1<<31 - 1}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, op := range []string{"div", "rem", "divui", "remui", "divsi", "remsi"} {
+		for _, c := range divisors {
+			for _, nonneg := range []bool{false, true} {
+				e := newEmitter(nil, nil, nil, 90)
+				x := &val{t: i32Type, reg: "%x", nonneg: nonneg}
+				if op == "div" || op == "rem" {
+					x.t = indexType
+				}
+				out := e.newVal(x.t)
+				if !e.divConst(op, out, x, c) {
+					if op == "divsi" || op == "remsi" {
+						if nonneg || c&(c-1) == 0 {
+							t.Errorf("%s by %d (nonneg %v) not reduced", op, c, nonneg)
+						}
+						continue
+					}
+					if op == "divui" || op == "remui" {
+						continue // a 33-bit magic number: left to ptxas
+					}
+					t.Fatalf("%s by %d refused", op, c)
+				}
+				text := e.body.String()
+				if strings.Contains(text, "div") || strings.Contains(text, "rem") {
+					t.Fatalf("%s by %d emitted a division:\n%s", op, c, text)
+				}
+				xs := []int64{0, 1, c - 1, c, c + 1, 2*c - 1, 2 * c, math.MaxInt32, math.MaxInt32 - 1}
+				for range 2000 {
+					xs = append(xs, int64(rng.Uint32()>>rng.IntN(32)))
+				}
+				lo, hi := int64(0), int64(math.MaxInt32)
+				switch {
+				case op == "divui" || op == "remui":
+					hi = math.MaxUint32
+					xs = append(xs, math.MaxUint32, math.MaxUint32-c)
+				case (op == "divsi" || op == "remsi") && !nonneg:
+					lo = math.MinInt32
+					xs = append(xs, -1, -c, -c-1, -c+1, math.MinInt32, math.MinInt32+1)
+					for range 2000 {
+						xs = append(xs, int64(int32(rng.Uint32())))
+					}
+				}
+				for _, xv := range xs {
+					if xv < lo || xv > hi {
+						continue
+					}
+					got := runPTX32(t, text, map[string]uint32{"%x": uint32(xv)})[out.reg]
+					var want int64
+					switch op {
+					case "div", "divui", "divsi":
+						want = xv / c
+					default:
+						want = xv % c
+					}
+					if got != uint32(want) {
+						t.Fatalf("%s(%d, %d) = %d, want %d, from\n%s", op, xv, c, int32(got), want, text)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDivConstInKernel: ids divided by constants and index divisions lower
+// to no PTX division; a divisor in a register still divides.
+func TestDivConstInKernel(t *testing.T) {
+	src := kernelWith(`  %c8 = index.constant 8 : index
+  %c36 = index.constant 36 : index
+  %q = index.div %i, %c8 : index
+  %r = index.rem %i, %c36 : index
+  %s = index.add %q, %r : index
+  %u = index.div %n, %c36 : index
+  %w = index.add %s, %u : index
+  %t = index.div %w, %n : index
+  %f = index.cast %t : index to i32
+  %g = scalar.sitofp %f : i32 to f32
+  view.store %g, %v[%i] : f32, view<[%n]xf32>`)
+	k, err := Compile([]*loom.Module{parseSrc(t, src)}, "k", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := strings.Count(k.PTX, "\tdiv.") + strings.Count(k.PTX, "\trem.")
+	if n != 1 {
+		t.Errorf("%d division instructions, want 1 (by %%n):\n%s", n, k.PTX)
+	}
+	for _, want := range []string{"shr.u32", "mul.hi.u32", "mad.lo.s32 %r"} {
+		if !strings.Contains(k.PTX, want) {
+			t.Errorf("no %s:\n%s", want, k.PTX)
+		}
+	}
+}
