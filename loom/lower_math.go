@@ -207,6 +207,20 @@ var (
 // by three fused steps, then the sine or cosine polynomial of r chosen and
 // signed by k mod 4. NaN and ±∞ give NaN through r.
 func lowerSinCos(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		k := l.un("roundevenf", l.bin("mulf", x, l.floatConst(t, 2/math.Pi)))
+		r := l.fma(k, l.floatConst(t, -halfPi1), x)
+		r = l.fma(k, l.floatConst(t, -halfPi2), r)
+		r = l.fma(k, l.floatConst(t, -halfPi3), r)
+		return l.quadrant(x, k, r, nil, strings.HasSuffix(op.Name, "sinf"))
+	})
+}
+
+// unaryF32 rewrites a lane-wise float op of one operand by f on its f32
+// form (f16/bf16 extended, the result rounded back once); f64 is left to
+// the backends.
+func (l *lowering) unaryF32(op *Op, f func(x *Value) *Value) (bool, error) {
 	xs, err := l.operandValues(op, 1)
 	if err != nil {
 		return true, err
@@ -215,11 +229,15 @@ func lowerSinCos(l *lowering, op *Op) (bool, error) {
 	if !ok {
 		return false, nil
 	}
+	l.finish(l.outOf(f(x), xs[0].Type))
+	return true, nil
+}
+
+// quadrant is sin or cos of k·π/2 + r (+ rl, a correction below r's
+// rounding, or nil) for |r| ≤ π/4: the sine or cosine polynomial of r,
+// chosen and signed by k mod 4; sin keeps x's zero (sin(−0) is −0).
+func (l *lowering) quadrant(x, k, r, rl *Value, sin bool) *Value {
 	t := x.Type
-	k := l.un("roundevenf", l.bin("mulf", x, l.floatConst(t, 2/math.Pi)))
-	r := l.fma(k, l.floatConst(t, -halfPi1), x)
-	r = l.fma(k, l.floatConst(t, -halfPi2), r)
-	r = l.fma(k, l.floatConst(t, -halfPi3), r)
 	z := l.bin("mulf", r, r)
 	horner := func(c []float64) *Value {
 		p := l.floatConst(t, c[len(c)-1])
@@ -228,16 +246,24 @@ func lowerSinCos(l *lowering, op *Op) (bool, error) {
 		}
 		return p
 	}
-	// sin r = r + r·z·S(z); cos r = 1 − z/2 + z²·C(z).
-	s := l.fma(l.bin("mulf", r, z), horner(sinCoeffs), r)
-	c := l.fma(l.bin("mulf", z, z), horner(cosCoeffs), l.fma(z, l.floatConst(t, -0.5), l.floatConst(t, 1)))
-	// q = k mod 4 in floats (exact: k is an integer below 2^24 wherever
+	// sin r = r + r·z·S(z); cos r = 1 − z/2 + z²·C(z); with rl,
+	// sin(r + rl) ≈ sin r + rl and cos(r + rl) ≈ cos r − r·rl.
+	var s, c *Value
+	if rl == nil {
+		s = l.fma(l.bin("mulf", r, z), horner(sinCoeffs), r)
+		c = l.fma(l.bin("mulf", z, z), horner(cosCoeffs), l.fma(z, l.floatConst(t, -0.5), l.floatConst(t, 1)))
+	} else {
+		s = l.bin("addf", r, l.fma(l.bin("mulf", r, z), horner(sinCoeffs), rl))
+		c = l.fma(l.un("negf", r), rl, l.fma(z, l.floatConst(t, -0.5), l.floatConst(t, 1)))
+		c = l.fma(l.bin("mulf", z, z), horner(cosCoeffs), c)
+	}
+	// q = k mod 4 in floats (exact: k is an integer below 2^26 wherever
 	// the result means anything).
 	q := l.bin("subf", k, l.bin("mulf", l.un("floorf", l.bin("mulf", k, l.floatConst(t, 0.25))), l.floatConst(t, 4)))
 	h := l.bin("mulf", q, l.floatConst(t, 0.5))
 	odd := l.cmp("cmpf", "une", l.un("floorf", h), h)
 	var v, neg *Value
-	if strings.HasSuffix(op.Name, "sinf") {
+	if sin {
 		// k = 0: sin r, 1: cos r, 2: −sin r, 3: −cos r.
 		v = l.sel(odd, c, s)
 		neg = l.cmp("cmpf", "oge", q, l.floatConst(t, 2))
@@ -247,10 +273,76 @@ func lowerSinCos(l *lowering, op *Op) (bool, error) {
 		neg = l.cmp("cmpf", "oeq", l.un("absf", l.bin("subf", q, l.floatConst(t, 1.5))), l.floatConst(t, 0.5))
 	}
 	v = l.sel(neg, l.un("negf", v), v)
-	if strings.HasSuffix(op.Name, "sinf") {
+	if sin {
 		// sin(−0) is −0; the reduction would give +0.
 		v = l.sel(l.cmp("cmpf", "oeq", x, l.floatConst(t, 0)), x, v)
 	}
-	l.finish(l.outOf(v, xs[0].Type))
+	return v
+}
+
+// 2π as an f32 and the rest (2π − twoPi1, to f64 precision).
+const (
+	twoPi1 = 6.2831854820251465      // 0x40c90fdb
+	twoPi2 = -1.7484555314695172e-07 // 2π − twoPi1
+)
+
+// lowerTurns rewrites sinturnsf and costurnsf (sin and cos of 2π·x): in
+// turns the reduction is exact, k = roundeven(4x), r = x − k/4 with
+// |r| ≤ 1/8; θ = 2π·r is carried as hi + lo (an fma recovers the
+// product's rounding), then the quadrant polynomials. |x| ≥ 2^23 is a
+// whole number of turns (sin 0, cos 1); ±∞ and NaN give NaN.
+func lowerTurns(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		zero := l.floatConst(t, 0)
+		ax := l.un("absf", x)
+		whole := l.sel(l.cmp("cmpf", "olt", ax, l.f32Bits(t, 0x7f800000)), zero, x)
+		xr := l.sel(l.cmp("cmpf", "oge", ax, l.floatConst(t, 1<<23)), whole, x)
+		k := l.un("roundevenf", l.bin("mulf", xr, l.floatConst(t, 4)))
+		r := l.fma(k, l.floatConst(t, -0.25), xr)
+		hi := l.bin("mulf", r, l.floatConst(t, twoPi1))
+		lo := l.fma(r, l.floatConst(t, twoPi2), l.fma(r, l.floatConst(t, twoPi1), l.un("negf", hi)))
+		return l.quadrant(x, k, hi, lo, strings.HasSuffix(op.Name, "sinturnsf"))
+	})
+}
+
+// lowerSoftplus rewrites softplusf: max(x, 0) + log1p(e^−|x|), where
+// log1p(e) = ln(w)·e/(w − 1) with w = 1 + e rounded (w − 1 is exact, and
+// the ratio undoes w's rounding), ln w from log2Pos, and e itself once w
+// rounds to 1. NaN stays NaN (through e), +∞ gives ∞, −∞ gives 0.
+func lowerSoftplus(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		zero, one := l.floatConst(t, 0), l.floatConst(t, 1)
+		e := l.un("expf", l.un("negf", l.un("absf", x)))
+		w := l.bin("addf", one, e)
+		d := l.bin("subf", w, one)
+		lh, ll := l.log2Pos(w)
+		ln := l.fma(lh, l.floatConst(t, math.Ln2), l.bin("mulf", ll, l.floatConst(t, math.Ln2)))
+		lp := l.bin("mulf", ln, l.bin("divf", e, d))
+		lp = l.sel(l.cmp("cmpf", "oeq", d, zero), e, lp)
+		return l.bin("addf", l.bin("maxnumf", x, zero), lp)
+	})
+}
+
+// lowerSign rewrites signi and signf by compares and selects: 1 above
+// zero, −1 below, else the input itself (0, −0 and NaN stay), exact.
+func lowerSign(l *lowering, op *Op) (bool, error) {
+	xs, err := l.operandValues(op, 1)
+	if err != nil {
+		return true, err
+	}
+	x := xs[0]
+	t := x.Type
+	var zero, one, minus *Value
+	cmp, gt, lt := "cmpi", "sgt", "slt"
+	if strings.HasSuffix(op.Name, "signf") {
+		zero, one, minus = l.floatConst(t, 0), l.floatConst(t, 1), l.floatConst(t, -1)
+		cmp, gt, lt = "cmpf", "ogt", "olt"
+	} else {
+		zero, one, minus = l.intConst(t, 0), l.intConst(t, 1), l.intConst(t, -1)
+	}
+	v := l.sel(l.cmp(cmp, lt, x, zero), minus, x)
+	l.finish(l.sel(l.cmp(cmp, gt, x, zero), one, v))
 	return true, nil
 }

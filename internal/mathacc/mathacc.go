@@ -3,7 +3,10 @@
 // sin and cos on the CPU executor (loom/interp) and on the GPU (loom/ptx).
 package mathacc
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // ULPs is |got − want| in units of the last place of an f32 at want's
 // magnitude (subnormal spacing below the normal range). NaN matches NaN,
@@ -61,4 +64,125 @@ func PowStats(xs, ys []float32, pow func(i int) float32, base float64) (worst, a
 		}
 	}
 	return worst, atY, ratio, over
+}
+
+// Turns is sin(2π·x) (sin) or cos(2π·x) with the reduction done exactly
+// in turns: k = roundeven(4x), r = x − k/4, then ±sin or ±cos of 2πr by
+// k mod 4 — the float64 reference the shared sinturnsf/costurnsf are
+// measured against (half and quarter turns give exact zeros and ones).
+func Turns(x float64, sin bool) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return math.NaN()
+	}
+	if math.Abs(x) >= 1<<52 {
+		x = 0 // a whole number of turns
+	}
+	k := math.RoundToEven(4 * x)
+	r := 2 * math.Pi * (x - k/4)
+	q := int(math.Mod(k, 4))
+	if q < 0 {
+		q += 4
+	}
+	if !sin {
+		q++ // cos θ = sin(θ + π/2)
+	}
+	switch q % 4 {
+	case 0:
+		return math.Sin(r)
+	case 1:
+		return math.Cos(r)
+	case 2:
+		return -math.Sin(r)
+	}
+	return -math.Cos(r)
+}
+
+// TurnBands are the magnitudes sinturnsf/costurnsf are measured over:
+// inside one reduction step, a few turns, many, and up to 2^22 (past
+// 2^23 every f32 is a whole number of turns).
+var TurnBands = []float64{0.125, 4, 1000, 1 << 22}
+
+// TurnInputs are n inputs uniform in [−hi, hi] from a fixed xorshift.
+func TurnInputs(n int, hi float64) []float32 {
+	xs := make([]float32, n)
+	s := uint64(0x9e3779b97f4a7c15)
+	for i := range xs {
+		s ^= s << 13
+		s ^= s >> 7
+		s ^= s << 17
+		xs[i] = float32((2*float64(s>>11)/(1<<53) - 1) * hi)
+	}
+	return xs
+}
+
+// TurnStats is the error of sinturnsf/costurnsf results over a band: ulps
+// where |result| ≥ 1e-3, the absolute error below.
+type TurnStats struct {
+	Hi, Sin, Cos, Abs float64
+}
+
+// Worst is the larger of the sin and cos ulp errors.
+func (s TurnStats) Worst() float64 { return max(s.Sin, s.Cos) }
+
+func (s TurnStats) String() string {
+	return fmt.Sprintf("sinturnsf/costurnsf |x| ≤ %.3g: max %.2f / %.2f ulp where |result| ≥ 1e-3, max abs error %.3g below", s.Hi, s.Sin, s.Cos, s.Abs)
+}
+
+// TurnsStats measures got (four results per element: sinturns, costurns
+// first) against Turns.
+func TurnsStats(xs, got []float32) TurnStats {
+	var st TurnStats
+	for i, x := range xs {
+		st.Hi = max(st.Hi, math.Abs(float64(x)))
+		for j, sin := range []bool{true, false} {
+			w, g := Turns(float64(x), sin), got[4*i+j]
+			if math.Abs(w) < 1e-3 {
+				st.Abs = max(st.Abs, math.Abs(float64(g)-w))
+				continue
+			}
+			if sin {
+				st.Sin = max(st.Sin, ULPs(g, w))
+			} else {
+				st.Cos = max(st.Cos, ULPs(g, w))
+			}
+		}
+	}
+	return st
+}
+
+// SoftplusInputs are n inputs: uniform in [−20, 20], in [−90, 90] (the
+// tails, down to results near the subnormals), and within 2^-20 of 0.
+func SoftplusInputs(n int) []float32 {
+	xs := make([]float32, n)
+	s := uint32(2463534242)
+	next := func() float64 { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return float64(s) / (1 << 32) }
+	for i := range xs {
+		switch i % 3 {
+		case 0:
+			xs[i] = float32(next()*40 - 20)
+		case 1:
+			xs[i] = float32(next()*180 - 90)
+		default:
+			xs[i] = float32((next()*2 - 1) * 0x1p-20)
+		}
+	}
+	return xs
+}
+
+// Softplus is the float64 reference max(x, 0) + log1p(e^−|x|).
+func Softplus(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
+
+// SoftplusStats is the largest ulp error of softplus results got(i) over
+// the normal f32 range, and the input where it occurs.
+func SoftplusStats(xs []float32, got func(i int) float32) (worst, at float64) {
+	for i, x := range xs {
+		w := Softplus(float64(x))
+		if w < 0x1p-126 {
+			continue
+		}
+		if e := ULPs(got(i), w); e > worst {
+			worst, at = e, float64(x)
+		}
+	}
+	return worst, at
 }

@@ -279,15 +279,35 @@ func genKernel(data []byte, perGroup bool) string {
 			case 26:
 				// Math the shared pass lowers on PTX (native here).
 				r := fresh()
-				switch next() % 4 {
+				switch next() % 7 {
 				case 0:
 					w("%s = scalar.%s %s : f32", r, []string{"sinf", "cosf"}[next()%2], pick(flts))
 				case 1:
 					w("%s = scalar.powf %s, %s : f32", r, pick(flts), pick(flts))
 				case 2:
 					w("%s = scalar.clampf<%s> %s, %s, %s : f32", r, []string{"ordered", "number, nnan", "ieee"}[next()%3], pick(flts), pick(flts), pick(flts))
-				default:
+				case 3:
 					w("%s = scalar.%s %s : f32", r, []string{"floorf", "roundf"}[next()%2], pick(flts))
+				case 4:
+					w("%s = scalar.%s %s : f32", r, []string{"sinturnsf", "costurnsf", "softplusf", "signf"}[next()%4], pick(flts))
+				case 5:
+					// Integer signs, and index shifts and rotates over the
+					// 64-bit value (counts past 63 and results past the
+					// carrier are errors).
+					if next()%2 == 0 {
+						w("%s = scalar.signi %s : i32", r, pick(ints))
+						ints = append(ints, r)
+					} else {
+						w("%s = index.%s %s, %s : index", r, []string{"rotli", "rotri", "shrui", "shli"}[next()%4], pick(idxs), pick(idxs))
+						idxs = append(idxs, r)
+					}
+					continue
+				default:
+					// Lane-wise forms on a vector of two.
+					v, e := fresh(), fresh()
+					w("%s = vector.from_elements %s, %s : f32, f32 -> vector<2xf32>", v, pick(flts), pick(flts))
+					w("%s = vector.%s %s : vector<2xf32>", e, []string{"sinturnsf", "softplusf", "signf"}[next()%3], v)
+					w("%s = vector.extract %s[%s] : vector<2xf32> -> f32", r, e, pick([]string{"%c0", "%c1"}))
 				}
 				flts = append(flts, r)
 			case 27:
@@ -404,6 +424,10 @@ func FuzzRun(f *testing.F) {
 	// The shared lowering's ops in the per-group form (kinds 25 and 26).
 	f.Add([]byte{6, 25, 0, 0, 0, 0, 1, 25, 0, 0, 1, 2, 1, 0, 26, 0, 0, 0, 26, 1, 0, 0, 25, 0, 0, 4, 1, 1, 0})
 	f.Add([]byte{5, 25, 0, 0, 2, 5, 7, 1, 1, 25, 0, 0, 3, 4, 5, 0, 26, 2, 1, 0, 0, 0, 25, 0, 0, 5, 1})
+	// Signs, turns, softplus, and index shifts and rotates (kind 26, forms
+	// 4 to 6).
+	f.Add([]byte{5, 26, 4, 0, 0, 26, 4, 1, 1, 26, 4, 2, 0, 26, 4, 3, 1, 26, 5, 0, 0, 26, 5, 1, 0, 0, 3})
+	f.Add([]byte{5, 26, 5, 1, 1, 1, 3, 26, 5, 1, 2, 0, 3, 26, 6, 0, 1, 0, 0, 26, 6, 1, 2, 1, 1, 26, 6, 2, 0, 2, 0, 26, 5, 1, 3, 0, 2})
 	// Lane moves (kind 25, forms 6 and 7: deinterleave, interleave, concat).
 	f.Add([]byte{5, 25, 0, 0, 6, 1, 0, 0, 25, 0, 0, 7, 1, 0, 1, 1, 25, 0, 0, 7, 0, 1, 1, 0, 20, 4})
 	// Dynamic lane counts and FP8 round trips (kinds 27 and 28).

@@ -55,6 +55,13 @@ func TestOpsMath(t *testing.T) {
 // shared sequences themselves with exactly rounded f32 building blocks.
 func sharedResults(t *testing.T, xs, ys []float32) []float32 {
 	t.Helper()
+	return sharedKernelResults(t, "acc", xs, ys)
+}
+
+// sharedKernelResults runs kernel export of the accuracy probe file as
+// sharedResults does.
+func sharedKernelResults(t *testing.T, export string, xs, ys []float32) []float32 {
+	t.Helper()
 	src, err := os.ReadFile("../ptx/testdata/accuracy/math_accuracy.loom")
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +70,7 @@ func sharedResults(t *testing.T, xs, ys []float32) []float32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := Compile(mods, "acc", Options{})
+	k, err := Compile(mods, export, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,7 +175,9 @@ func FuzzCompile(f *testing.F) {
 		// Asynchronous copies (cp.async) and index values past 2^31-1.
 		"../testdata/ops_async.loom", "../testdata/ops_index_wide.loom",
 		// Lane moves, block-quantized decode/encode, table quantize.
-		"../testdata/block_quant.loom"} {
+		"../testdata/block_quant.loom",
+		// Index shifts and rotates over 64 bits; signs, turns, softplus.
+		"../testdata/index_shift64.loom", "../testdata/ops_sign_turns.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

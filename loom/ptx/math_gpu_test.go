@@ -15,10 +15,13 @@ import (
 // error against float64 is measured here (go test -v on the device) for
 // the bounds docs/LOOM.md states.
 
-func TestGPUSharedMathAccuracy(t *testing.T) {
+// accuracyRunner compiles kernel export of the accuracy probe file and
+// returns a function running it over xs and ys (n elements each) that
+// gives its four f32 results per element.
+func accuracyRunner(t *testing.T, export string) func(xs, ys []float32) []float32 {
 	ctx, s := gpuContext(t)
 	m := parse(t, "testdata/accuracy/math_accuracy.loom")
-	k, err := Compile([]*loom.Module{m}, "acc", Options{})
+	k, err := Compile([]*loom.Module{m}, export, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,12 +29,12 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("JIT: %v", err)
 	}
-	defer mod.Close()
+	t.Cleanup(func() { mod.Close() })
 	fn, err := mod.Function(k.Entry)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(xs, ys []float32) []float32 {
+	return func(xs, ys []float32) []float32 {
 		n := len(xs)
 		bufs := make([]*hip.DeviceMemory, 3)
 		for i, size := range []int{4 * n, 4 * n, 16 * n} {
@@ -70,6 +73,10 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 		}
 		return r
 	}
+}
+
+func TestGPUSharedMathAccuracy(t *testing.T) {
+	run := accuracyRunner(t, "acc")
 	const n = 1 << 18
 	rng := uint64(0x9e3779b97f4a7c15)
 	next := func() float64 {
@@ -111,5 +118,29 @@ func TestGPUSharedMathAccuracy(t *testing.T) {
 	t.Logf("GPU powf: max %.2f ulp (at |y| = %.1f) over normal results; max ulp/(4+|y|) = %.3f; %d above 4 + |y|", worst, atY, ratio, over)
 	if over > 0 {
 		t.Errorf("GPU powf: %d results above the bound", over)
+	}
+}
+
+// TestGPUSharedTurnsSoftplusAccuracy measures the shared sinturnsf,
+// costurnsf and softplusf on the device (expf and the turn reduction's
+// fmas as PTX computes them) against float64: mathacc.TurnsStats and
+// SoftplusStats, with the bounds docs/LOOM.md states.
+func TestGPUSharedTurnsSoftplusAccuracy(t *testing.T) {
+	run := accuracyRunner(t, "acc_turns")
+	const n = 1 << 18
+	for _, b := range mathacc.TurnBands {
+		xs := mathacc.TurnInputs(n, b)
+		st := mathacc.TurnsStats(xs, run(xs, make([]float32, n)))
+		t.Logf("GPU %s", st)
+		if st.Worst() > 2 || st.Abs > 1e-7 {
+			t.Errorf("GPU %s: above 2 ulp or 1e-7 absolute", st)
+		}
+	}
+	xs := mathacc.SoftplusInputs(n)
+	got := run(xs, make([]float32, n))
+	worst, at := mathacc.SoftplusStats(xs, func(i int) float32 { return got[4*i+2] })
+	t.Logf("GPU softplusf: max %.2f ulp (at x = %g)", worst, at)
+	if worst > 6 {
+		t.Errorf("GPU softplusf: %.2f ulp above 6", worst)
 	}
 }
