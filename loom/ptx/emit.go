@@ -104,6 +104,10 @@ type emitter struct {
 	lane *laneRegs
 	// wave is the invocations a subgroup fragment spans (fragWave).
 	wave int
+	// allocas records the body's allocations in emission order; while
+	// allocaReplay is non-nil, the second version of the body takes them
+	// from it instead of declaring new ones (version.go).
+	allocas, allocaReplay []allocaDecl
 }
 
 // inlineFrame collects the results of an inlined call.
@@ -193,6 +197,7 @@ func (e *emitter) compile() (*Kernel, error) {
 	}
 	out := &Kernel{Entry: entryName(k.Export)}
 	var params []string
+	var aligned []*val // buffer parameters with a run-time alignment predicate
 	vecMem := usesVectorMemory(e.prog, k.Body, map[string]bool{})
 	// Dispatch binds each buffer at a multiple of its views' element size.
 	bindAlign := map[int]int64{}
@@ -219,6 +224,7 @@ func (e *emitter) compile() (*Kernel, error) {
 			e.ins("cvta.to.global.u64 %s, %s", v.reg, raw)
 			if vecMem {
 				e.alignBufferParam(v)
+				aligned = append(aligned, v)
 			}
 		case loom.TypeVector:
 			var decl string
@@ -265,10 +271,9 @@ func (e *emitter) compile() (*Kernel, error) {
 			}
 		}
 	}
-	if err := e.region(k.Body); err != nil {
+	if err := e.bodyVersions(k.Body, aligned); err != nil {
 		return nil, err
 	}
-	e.ins("ret")
 	if e.scratchBytes > 0 {
 		e.statics = append(e.statics, fmt.Sprintf(".shared .align 8 .b8 %s[%d]", collScratch, e.scratchBytes))
 		e.sharedSize = (e.sharedSize+7)/8*8 + e.scratchBytes

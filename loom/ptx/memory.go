@@ -182,6 +182,12 @@ func (e *emitter) alloca(op *loom.Op) error {
 	if a := op.Attr("align"); a != nil && a.Value.Kind == loom.LitInt && a.Value.Int > 0 {
 		align = a.Value.Int
 	}
+	if len(e.allocaReplay) > 0 {
+		d := e.allocaReplay[0]
+		e.allocaReplay = e.allocaReplay[1:]
+		out := &val{t: resultType(op, 0), reg: e.addrSymbol(d.space, d.name), space: d.space, align: d.align, nat: d.align}
+		return e.define(op, 0, out)
+	}
 	size := max(n.ci, 1)
 	var space, prefix string
 	switch op.Param {
@@ -195,6 +201,7 @@ func (e *emitter) alloca(op *loom.Op) error {
 	}
 	name := fmt.Sprintf("%s_%d", prefix, len(e.statics))
 	e.statics = append(e.statics, fmt.Sprintf(".%s .align %d .b8 %s[%d]", space, align, name, size))
+	e.allocas = append(e.allocas, allocaDecl{space, name, align})
 	out := &val{t: resultType(op, 0), reg: e.addrSymbol(space, name), space: space, align: align, nat: align}
 	return e.define(op, 0, out)
 }

@@ -1,0 +1,91 @@
+package ptx
+
+import (
+	"regexp"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Kernel versioning on the buffers' run-time alignment.
+//
+// A buffer parameter is 16-byte aligned only under a predicate tested at
+// entry (alignBufferParam), and every vector access under it carries its
+// scalar fallback, predicated off when aligned (vecMemory). The fallbacks
+// still issue: a q4_K mat-vec step issued 16 of them besides its four
+// 16-byte loads, and they hold registers. So when the body has such
+// guarded accesses, it is emitted twice: first as before (the fallback
+// version), then, taken when every buffer is aligned, with the buffers
+// known 16-byte aligned, so no access tests or falls back. The entry
+// branches once, uniformly, on the conjunction. Both versions walk the
+// same ops in the same order, so the second reuses the first's workgroup
+// and private allocations (allocaReplay) instead of declaring its own.
+
+// allocaDecl is one buffer.alloca's array, recorded for the second version.
+type allocaDecl struct {
+	space, name string
+	align       int64
+}
+
+// bodyVersions emits the kernel body, versioned on the alignment
+// predicates of bufs (the buffer parameters that have one) when the
+// body's accesses use them.
+func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
+	mark := e.body.Len()
+	e.allocas, e.allocaReplay = nil, nil
+	if err := e.region(body); err != nil {
+		return err
+	}
+	e.ins("ret")
+	text := e.body.String()
+	slow := text[mark:]
+	var preds []string
+	for _, b := range bufs {
+		if guardsAccess(slow, b.alignPred) {
+			preds = append(preds, b.alignPred)
+		}
+	}
+	if len(preds) == 0 {
+		return nil
+	}
+	e.body.Reset()
+	e.body.WriteString(text[:mark])
+	all := preds[0]
+	for _, p := range preds[1:] {
+		q := e.newReg(cPred)
+		e.ins("and.pred %s, %s, %s", q, all, p)
+		all = q
+	}
+	misaligned := e.newLabel("misaligned")
+	e.ins("@!%s bra %s", all, misaligned)
+	saved := make([]val, len(bufs))
+	for i, b := range bufs {
+		saved[i] = *b
+		b.alignPred, b.nat = "", max(b.nat, maxAlign)
+	}
+	providers := len(e.providers)
+	e.allocaReplay = append([]allocaDecl{}, e.allocas...)
+	err := e.region(body)
+	e.allocaReplay = nil
+	e.providers = e.providers[:providers]
+	for i, b := range bufs {
+		*b = saved[i]
+	}
+	if err != nil {
+		// Whatever the aligned version refuses, the kernel as it was
+		// compiled: keep that.
+		e.body.Reset()
+		e.body.WriteString(text)
+		return nil
+	}
+	e.ins("ret")
+	e.label(misaligned)
+	e.body.WriteString(slow)
+	return nil
+}
+
+// guardsAccess reports whether text has a load or store guarded by the
+// predicate register reg or its negation: a vector access and its
+// fallback.
+func guardsAccess(text, reg string) bool {
+	return regexp.MustCompile(`@!?` + regexp.QuoteMeta(reg) + ` (ld|st)\.`).MatchString(text)
+}
