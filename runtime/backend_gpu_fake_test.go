@@ -253,9 +253,10 @@ func TestPackedDispatchLaunch(t *testing.T) {
 // TestZeroGridFakeDriver: a dispatch whose launch config gives no
 // workgroups is refused by NewDispatch (ErrArgument, before the backend);
 // one that skips those checks (rawDispatch) is refused by hip, naming the
-// axis, before the driver sees a launch — never run as one workgroup. (The
-// session takes any failed launch as a device failure, so each case gets
-// a fresh one.)
+// axis, before the driver sees a launch — never run as one workgroup. A
+// refusal before the driver leaves the session usable (ErrArgument, not
+// ErrDevice), directly and in a recorded graph; a driver failure after
+// them still makes it unusable.
 func TestZeroGridFakeDriver(t *testing.T) {
 	so := fakeCUDA(t)
 	s, p, x, y := openFakeCUDA(t, so)
@@ -263,6 +264,7 @@ func TestZeroGridFakeDriver(t *testing.T) {
 	if _, err := s.NewDispatch(p.square, []Arg{Index(0)}, []Arg{Index(0), Buffer(x.Read()), Buffer(y.Write())}); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "workgroups [0 1 1]") {
 		t.Fatalf("NewDispatch with n = 0: %v, want ErrArgument naming workgroups [0 1 1]", err)
 	}
+	good := []Command{p.squareD(64, x, y)}
 	for _, c := range []struct {
 		grid, size [3]int
 		want       string
@@ -271,14 +273,45 @@ func TestZeroGridFakeDriver(t *testing.T) {
 		{[3]int{2, 1, 0}, [3]int{32, 1, 1}, "grid Z is 0"},
 		{[3]int{2, 1, 1}, [3]int{32, 0, 1}, "block Y is 0"},
 	} {
-		s, p, x, y := openFakeCUDA(t, so)
 		before := last()
-		err := s.Run([]Command{rawDispatch(s, p.square, c.grid, c.size, Index(64), Buffer(x.Read()), Buffer(y.Write()))})
-		if !errors.Is(err, hip.ErrInvalidValue) || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("grid %v, block %v: %v, want hip.ErrInvalidValue naming %q", c.grid, c.size, err, c.want)
+		bad := rawDispatch(s, p.square, c.grid, c.size, Index(64), Buffer(x.Read()), Buffer(y.Write()))
+		for _, run := range []struct {
+			how string
+			do  func() error
+		}{
+			{"run", func() error { return s.Run([]Command{bad}) }},
+			{"run of two", func() error { return s.Run([]Command{good[0], bad}) }},
+			{"record", func() error { return s.Record("zero", []Command{bad}) }},
+		} {
+			err := run.do()
+			if !errors.Is(err, hip.ErrInvalidValue) || !errors.Is(err, ErrArgument) || errors.Is(err, ErrDevice) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%s: grid %v, block %v: %v, want ErrArgument wrapping hip.ErrInvalidValue naming %q", run.how, c.grid, c.size, err, c.want)
+			}
+			if run.how != "run of two" {
+				if got := last(); got != before {
+					t.Fatalf("%s: grid %v, block %v reached the driver: %v", run.how, c.grid, c.size, got)
+				}
+			}
+			// Still usable: a good dispatch runs, a graph replays.
+			if err := s.Run(good); err != nil {
+				t.Fatalf("%s: after the refusal: %v", run.how, err)
+			}
+			if err := s.Replay("step"); err != nil {
+				t.Fatalf("%s: replay after the refusal: %v", run.how, err)
+			}
+			if err := s.Synchronize(); err != nil {
+				t.Fatalf("%s: synchronize after the refusal: %v", run.how, err)
+			}
+			before = last()
 		}
-		if got := last(); got != before {
-			t.Fatalf("grid %v, block %v reached the driver: %v", c.grid, c.size, got)
-		}
+	}
+	// A driver failure still poisons the session.
+	t.Setenv("FAKE_LAUNCH", "700")
+	if err := s.Run(good); !errors.Is(err, ErrDevice) || !errors.Is(err, hip.ErrDeviceFault) {
+		t.Fatalf("faulting launch: %v, want ErrDevice wrapping the fault", err)
+	}
+	t.Setenv("FAKE_LAUNCH", "0")
+	if err := s.Run(good); !errors.Is(err, ErrUnusable) {
+		t.Fatalf("after the fault: %v, want ErrUnusable", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/loomgen/loomgen/hip"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/interp"
 )
@@ -216,8 +217,14 @@ func (s *Session) usable() error {
 }
 
 // fail marks the session unusable after a backend error during what; the
-// caller holds s.mu. The returned error wraps ErrDevice and the cause.
+// caller holds s.mu. The returned error wraps ErrDevice and the cause. A
+// refusal hip makes before calling the driver (refusedBeforeDriver)
+// leaves the session usable: nothing reached the device. It wraps
+// ErrArgument and the cause instead.
 func (s *Session) fail(what string, err error) error {
+	if refusedBeforeDriver(err) {
+		return fmt.Errorf("%w: %s: %w", ErrArgument, what, err)
+	}
 	e := fmt.Errorf("%w: %s: %w", ErrDevice, what, err)
 	if s.sanitizerReport(err) {
 		return e // the checked mode stopped the kernel; memory is intact
@@ -424,4 +431,16 @@ func (s *Session) sanitizerReport(err error) bool {
 	}
 	var re *interp.RunError
 	return errors.As(err, &re) && re.Event != nil
+}
+
+// refusedBeforeDriver reports whether err is hip refusing a call on its
+// own checks — a zero grid or block size (ErrInvalidValue), arguments
+// that do not match the function (ErrBadArguments) — with no driver call
+// in its chain (no *hip.Error): the device and the context are untouched.
+func refusedBeforeDriver(err error) bool {
+	var de *hip.Error
+	if errors.As(err, &de) {
+		return false
+	}
+	return errors.Is(err, hip.ErrInvalidValue) || errors.Is(err, hip.ErrBadArguments)
 }
