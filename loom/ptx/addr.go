@@ -1,6 +1,10 @@
 package ptx
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
 
 // Workgroup (shared) memory is addressed with 32-bit registers, as nvcc
 // does: a shared-window address is below the per-block limit (228 KiB on
@@ -118,4 +122,74 @@ func addrBits(reg string) string {
 		return "b32"
 	}
 	return "b64"
+}
+
+// Index values a constant apart, such as the rows %r, %r+16, %r+32 a
+// cooperative tile copy or a fragment loop addresses, would each pay the
+// full address arithmetic (a widening multiply by a run-time stride, a
+// 64-bit add per axis), and ptxas cannot split the sum itself: it sees
+// sext(r+16)·stride, not sext(r)·stride + 16·stride, since the 32-bit sum
+// might wrap. Loom's views are bounds-checked at dispatch, so an access's
+// index lies in [0, dim); a sum r+c with |c| ≤ maxAffineOff that is in
+// range cannot have wrapped unless dim exceeds 2^31-maxAffineOff, which
+// only wide indices reach (and they are left alone). So index.add and
+// index.sub record the split (val.aff) and address sums the register
+// parts first — identical across such accesses, computed once by ptxas —
+// then each constant part: an immediate for a known stride (folded into
+// the access as [reg+imm]), one mad by a run-time stride.
+
+// affineIndex is an index known to equal base + off.
+type affineIndex struct {
+	base *val
+	off  int64
+}
+
+// maxAffineOff bounds the constant part of an affineIndex.
+const maxAffineOff = 1 << 20
+
+// affineParts splits an index into its register part and constant part.
+func affineParts(v *val) (*val, int64) {
+	if v.aff != nil {
+		return v.aff.base, v.aff.off
+	}
+	return v, 0
+}
+
+// affineSum records out = x ± y as a register part plus a constant where
+// either operand has a constant part; for two register parts it emits
+// their sum, which ptxas shares among the indices built on it.
+func (e *emitter) affineSum(out, x, y *val, sub bool) {
+	if out.t.Kind != loom.TypeIndex || classOf(out.t) != cR || out.wide || x.wide || y.wide {
+		return
+	}
+	xb, xo := affineParts(x)
+	yb, yo := affineParts(y)
+	sign := int64(1)
+	if sub {
+		sign = -1
+	}
+	var base *val
+	switch {
+	case xb.known && yb.known:
+		return // the sum is a constant plus nothing: known elsewhere
+	case yb.known:
+		base, xo = xb, xo+sign*(yo+yb.ci)
+		yo = 0
+	case xb.known && !sub:
+		base, xo = yb, xo+xb.ci
+	case xo == 0 && yo == 0 || xb.known:
+		return
+	default:
+		base = e.newVal(indexType)
+		mn := "add"
+		if sub {
+			mn = "sub"
+		}
+		e.ins("%s.s32 %s, %s, %s", mn, base.reg, xb.reg, yb.reg)
+	}
+	off := xo + sign*yo
+	if off == 0 || off < -maxAffineOff || off > maxAffineOff {
+		return
+	}
+	out.aff = &affineIndex{base: base, off: off}
 }

@@ -300,6 +300,8 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 		}
 		if x.known && y.known && (rest == "add" || rest == "sub" || rest == "mul" || rest == "shli") {
 			out.known, out.ci = true, foldInt(rest, x.ci, y.ci)
+		} else if rest == "add" || rest == "sub" {
+			e.affineSum(out, x, y, rest == "sub")
 		}
 		setP2(rest, out, a)
 		setMag(rest, out, x, y)

@@ -16,6 +16,9 @@ import (
 // wait_group per wait with Loom's newer_groups, and a byte-wise fallback
 // behind a run-time alignment test where the addresses are not provably
 // aligned. (TestGPUCorpus runs them on the device against the CPU.)
+// entryAlignPred matches a buffer's 16-byte alignment test (alignBufferParam).
+var entryAlignPred = regexp.MustCompile(`and\.b64 %rd\d+, %rd\d+, 15;\n\tsetp\.eq\.b64 (%p\d+), %rd\d+, 0;`)
+
 func TestAsyncPTX(t *testing.T) {
 	m := parse(t, filepath.Join("..", "testdata", "ops_async.loom"))
 	cases := []struct {
@@ -64,6 +67,13 @@ func TestAsyncPTX(t *testing.T) {
 			for _, s := range tc.none {
 				if strings.Contains(ptx, s) {
 					t.Errorf("unexpected %q", s)
+				}
+			}
+			// The aligned version tests no entry alignment predicate.
+			fast := alignedVersion(k.PTX)
+			for _, p := range entryAlignPred.FindAllStringSubmatch(k.PTX, -1) {
+				if strings.Contains(fast, "@!"+p[1]+" bra $L_async_bytes") {
+					t.Errorf("the aligned version branches on %s to a fallback:\n%s", p[1], fast)
 				}
 			}
 		})

@@ -64,6 +64,10 @@ type val struct {
 	// register-lifetime argument of word applies.
 	exact      *val
 	exactShift int
+	// aff, when set, says this index equals aff.base + aff.off for a
+	// small constant off (addr.go): addresses sum the constant parts
+	// apart, so indices a constant apart share their register part.
+	aff *affineIndex
 	// frag marks a vector holding a subgroup matrix fragment in the
 	// tensor cores' register layout (fragment.go); vec then holds those
 	// registers, not Loom's payload components.

@@ -206,13 +206,22 @@ func (e *emitter) fragmentOp(op *loom.Op, rest string) error {
 	if err != nil {
 		return err
 	}
+	size := int64(carrierBytes(v.elem))
+	// The fragment's rows and columns run along the view's last two axes.
+	rowStride, colStride := v.strides[rank-2], v.strides[rank-1]
+	if !store && lay.Subgroup && lay.Wave != loom.FragmentWave64 {
+		if err := e.fullWarps(op); err != nil {
+			return err
+		}
+		f := &nativeFrag{lay: lay, elem: v.elem, unsigned: loom.FragmentUnsigned(op.Types[len(op.Types)-1])}
+		if out, ok := e.ldmatrix(op, f, v, idx, rowStride, colStride, size); ok {
+			return e.define(op, 0, out)
+		}
+	}
 	base, err := e.address(op, v, idx)
 	if err != nil {
 		return err
 	}
-	size := int64(carrierBytes(v.elem))
-	// The fragment's rows and columns run along the view's last two axes.
-	rowStride, colStride := v.strides[rank-2], v.strides[rank-1]
 	if !lay.Subgroup {
 		return e.denseFragment(op, store, v, vt, lay, base, rowStride, colStride)
 	}
@@ -236,9 +245,6 @@ func (e *emitter) fragmentOp(op *loom.Op, rest string) error {
 			return invalid(op.Pos, "%s<%s> of a %s fragment [%d, %d]", op.Name, lay.Role, x.frag.lay.Role, x.frag.lay.Rows, x.frag.lay.Cols)
 		}
 		return e.nativeAccess(op, true, x, x.frag, v, idx, base, rowStride, colStride, size)
-	}
-	if out, ok := e.ldmatrix(op, f, v, idx, base, rowStride, colStride, size); ok {
-		return e.define(op, 0, out)
 	}
 	out := &val{t: vt, frag: f}
 	if err := e.nativeAccess(op, false, out, f, v, idx, base, rowStride, colStride, size); err != nil {
@@ -408,10 +414,15 @@ func (e *emitter) unpack(f *nativeFrag, r *val, n int) []*val {
 // 32) deep step. It applies when every row the warp addresses is 16
 // contiguous, 16-byte aligned bytes: a row-major tile with the row stride
 // and the origin's column multiples of 16 bytes.
-func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, base string, rowStride, colStride *val, size int64) (*val, bool) {
+func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, rowStride, colStride *val, size int64) (*val, bool) {
 	lhs := f.lay.Role == loom.FragmentLHS
 	if v.space != "shared" || !(lhs || f.lay.Role == loom.FragmentRHS) || !(f.elem.Bits == 16 || (f.elem.Bits == 8 && lhs)) ||
 		!colStride.known || colStride.ci != 1 || !rowStride.known || (rowStride.ci*size)%16 != 0 || addrAlign(v, idx) < 16 || e.sm < 75 {
+		return nil, false
+	}
+	// The origin's constant offset joins each step's immediate.
+	base, imm, err := e.addressParts(op, v, idx)
+	if err != nil {
 		return nil, false
 	}
 	l := e.lanes()
@@ -435,11 +446,11 @@ func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, base 
 		for i := range dst {
 			dst[i] = e.newVal(i32Type)
 		}
-		var off int64
+		off := imm
 		if lhs {
-			off = int64(kc*kstep) * size // along the row
+			off += int64(kc*kstep) * size // along the row
 		} else {
-			off = int64(kc*kstep) * rowStride.ci * size // down the rows
+			off += int64(kc*kstep) * rowStride.ci * size // down the rows
 		}
 		at := sa
 		if off != 0 {

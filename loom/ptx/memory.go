@@ -211,23 +211,49 @@ func (e *emitter) alloca(op *loom.Op) error {
 // mad.wide/mul.wide so the sum does not wrap even when the element offset
 // exceeds 2^31; for workgroup views in 32 bits (addr.go).
 func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
+	acc, imm, err := e.addressParts(op, v, idx)
+	if err != nil || imm == 0 {
+		return acc, err
+	}
+	n := e.addrLike(acc)
+	e.addrAddImm(n, acc, imm)
+	return n, nil
+}
+
+// addressParts is address as a register and a constant byte offset still
+// to add, for callers that add further register terms first.
+func (e *emitter) addressParts(op *loom.Op, v *val, idx []*val) (string, int64, error) {
 	if len(idx) != len(v.strides) {
-		return "", invalid(op.Pos, "%s: %d indices for a rank-%d view", op.Name, len(idx), len(v.strides))
+		return "", 0, invalid(op.Pos, "%s: %d indices for a rank-%d view", op.Name, len(idx), len(v.strides))
 	}
 	size := int64(carrierBytes(v.elem))
 	acc := v.reg
+	// The constant parts of affine indices (addr.go): bytes by known
+	// strides, and multiples of run-time strides, added last.
+	var imm int64
+	type strideTerm struct {
+		stride string
+		bytes  int64
+	}
+	var late []strideTerm
 	for k, i := range idx {
 		if i.t == nil || classOf(i.t) != cR {
-			return "", invalid(op.Pos, "%s: index %d has type %s, want index", op.Name, k, typeName(i.t))
+			return "", 0, invalid(op.Pos, "%s: index %d has type %s, want index", op.Name, k, typeName(i.t))
 		}
 		s := v.strides[k]
-		if off, ok := constTerm(i, s, size); ok {
-			// A constant term is an immediate offset (none for 0).
-			if off != 0 {
-				n := e.addrLike(acc)
-				e.addrAddImm(n, acc, off)
-				acc = n
+		if b, off := affineParts(i); off != 0 && !s.wide {
+			switch {
+			case s.known && s.ci*size <= 1<<30 && s.ci*size >= -1<<30:
+				imm += off * s.ci * size
+				i = b
+			case !s.known:
+				late = append(late, strideTerm{s.reg, off * size})
+				i = b
 			}
+		}
+		if off, ok := constTerm(i, s, size); ok {
+			// A constant term joins the immediate offset (none for 0).
+			imm += off
 			continue
 		}
 		n := e.addrLike(acc)
@@ -236,7 +262,7 @@ func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
 			// A wide index is non-negative, held unsigned: zero-extended
 			// against a stride known non-negative.
 			if !(s.wide || s.known && s.ci >= 0) || !(i.wide || i.known && i.ci >= 0) {
-				return "", unsupported(op, "an index that may exceed 2^31-1 times a stride of unknown sign")
+				return "", 0, unsupported(op, "an index that may exceed 2^31-1 times a stride of unknown sign")
 			}
 			unsigned = true
 		}
@@ -251,7 +277,12 @@ func (e *emitter) address(op *loom.Op, v *val, idx []*val) (string, error) {
 		}
 		acc = n
 	}
-	return acc, nil
+	for _, t := range late {
+		n := e.addrLike(acc)
+		e.addrMad(n, t.stride, t.bytes, acc, false)
+		acc = n
+	}
+	return acc, imm, nil
 }
 
 // constTerm is the byte offset i·s·size of a constant index against a

@@ -10,9 +10,12 @@ import (
 //
 // A buffer parameter is 16-byte aligned only under a predicate tested at
 // entry (alignBufferParam), and every vector access under it carries its
-// scalar fallback, predicated off when aligned (vecMemory). The fallbacks
-// still issue: a q4_K mat-vec step issued 16 of them besides its four
-// 16-byte loads, and they hold registers. So when the body has such
+// scalar fallback, predicated off when aligned (vecMemory), and every
+// async copy its branch to 4-byte chunks (async.go). The fallbacks still
+// issue (ptxas predicates the copies' branches too): a q4_K mat-vec step
+// issued 16 of them besides its four 16-byte loads, a tensor-core matmul
+// trip 128 4-byte cp.async besides its 32 16-byte ones, and they hold
+// registers. So when the body has such
 // guarded accesses, it is emitted twice: first as before (the fallback
 // version), then, taken when every buffer is aligned, with the buffers
 // known 16-byte aligned, so no access tests or falls back. The entry
@@ -84,8 +87,9 @@ func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
 }
 
 // guardsAccess reports whether text has a load or store guarded by the
-// predicate register reg or its negation: a vector access and its
-// fallback.
+// predicate register reg or its negation (a vector access and its
+// fallback), or an async copy branching on it to its fallback chunks.
 func guardsAccess(text, reg string) bool {
-	return regexp.MustCompile(`@!?` + regexp.QuoteMeta(reg) + ` (ld|st)\.`).MatchString(text)
+	r := regexp.QuoteMeta(reg)
+	return regexp.MustCompile(`@!?` + r + ` (ld|st)\.|@!` + r + ` bra \$L_async_bytes_`).MatchString(text)
 }
