@@ -244,7 +244,11 @@ kernel.def export("k") @k(%n: index) {
 }`
 	// A right shift by a constant keeps the facts as the division does.
 	shifted := strings.Replace(src, "%w = index.div %c, %c4 : index", "%two = index.constant 2 : index\n  %w = index.shrui %c, %two : index", 1)
-	for _, c := range []struct{ src, op string }{{src, "shr.u32"}, {shifted, "shr.u32"}} {
+	// So does a minimum or maximum of two multiples (an index clamped into
+	// a range): it is one of them.
+	clamped := strings.Replace(src, "%w = index.div %c, %c4 : index", "%e = index.sub %n, %c4 : index\n  %w = index.min %c, %e : index", 1)
+	widened := strings.Replace(src, "%w = index.div %c, %c4 : index", "%w = index.max %c, %c16 : index", 1)
+	for _, c := range []struct{ src, op string }{{src, "shr.u32"}, {shifted, "shr.u32"}, {clamped, "min.s32"}, {widened, "max.s32"}} {
 		m, err := loom.ParseFile("div.loom", []byte(c.src))
 		if err != nil {
 			t.Fatal(err)

@@ -38,6 +38,9 @@ func setP2(rest string, out *val, a []*val) {
 		out.p2 = min(x, y)
 	case "mul", "muli":
 		out.p2 = min(x*y, 1<<30)
+	case "min", "max", "minsi", "maxsi", "minui", "maxui":
+		// The result is one of the operands.
+		out.p2 = min(x, y)
 	case "shli":
 		if a[1].known && a[1].ci >= 0 && a[1].ci < 30 {
 			out.p2 = min(x<<a[1].ci, 1<<30)
