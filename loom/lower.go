@@ -66,6 +66,8 @@ func init() {
 		"vector.costurnsf":                lowerTurns,
 		"scalar.softplusf":                lowerSoftplus,
 		"vector.softplusf":                lowerSoftplus,
+		"scalar.geluf":                    lowerGelu,
+		"vector.geluf":                    lowerGelu,
 		"scalar.signi":                    lowerSign,
 		"vector.signi":                    lowerSign,
 		"scalar.signf":                    lowerSign,

@@ -346,3 +346,50 @@ func lowerSign(l *lowering, op *Op) (bool, error) {
 	l.finish(l.sel(l.cmp(cmp, gt, x, zero), one, v))
 	return true, nil
 }
+
+// GeluVariant is geluf's formula family, the first word of its <variant[,
+// flags]> parameter: erf (also when none is written), tanh or logistic.
+func GeluVariant(param string) string {
+	if w := paramWords(param); len(w) > 0 && !isFastMathFlag(w[0]) {
+		return w[0]
+	}
+	return "erf"
+}
+
+// GeluScale is the logistic variant's {scale = s}, 1.702 when absent.
+func GeluScale(op *Op) float64 {
+	if a := op.Attr("scale"); a != nil {
+		if a.Value.Kind == LitInt {
+			return float64(a.Value.Int)
+		}
+		return a.Value.Float
+	}
+	return 1.702
+}
+
+// lowerGelu rewrites geluf by Loom's formulas on the executors' own
+// erff, tanhf and logisticf: erf h + h·erf(x/√2) and tanh
+// h + h·tanh(√(2/π)·(x + 0.044715·x³)) with h = x/2 (one fma each),
+// logistic x·logistic(s·x).
+func lowerGelu(l *lowering, op *Op) (bool, error) {
+	v := GeluVariant(op.Param)
+	if v != "erf" && v != "tanh" && v != "logistic" {
+		return true, l.errorf("variant <%s> (erf, tanh or logistic)", v)
+	}
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		if v == "logistic" {
+			return l.bin("mulf", x, l.un("logisticf", l.bin("mulf", x, l.floatConst(t, GeluScale(op)))))
+		}
+		h := l.bin("mulf", x, l.floatConst(t, 0.5))
+		var g *Value
+		if v == "erf" {
+			g = l.un("erff", l.bin("mulf", x, l.floatConst(t, 1/math.Sqrt2)))
+		} else {
+			x3 := l.bin("mulf", l.bin("mulf", x, x), x)
+			in := l.fma(l.floatConst(t, 0.044715), x3, x)
+			g = l.un("tanhf", l.bin("mulf", in, l.floatConst(t, math.Sqrt(2/math.Pi))))
+		}
+		return l.fma(h, g, h)
+	})
+}

@@ -186,3 +186,18 @@ func SoftplusStats(xs []float32, got func(i int) float32) (worst, at float64) {
 	}
 	return worst, at
 }
+
+// FmodPairs64 are f64 fmod operands the CPU and GPU remf tests check
+// exactly: every pair (x, −y) of signed zeros, subnormals, the normal
+// range's ends (the widest exponent gaps), ordinary values, ∞ and NaN.
+func FmodPairs64() [][2]float64 {
+	vals := []float64{0, math.Copysign(0, -1), 5e-324, 15e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 0.1, 0.3, 1, 1.5, 3, 7,
+		9007199254740993, 1e300, math.MaxFloat64, math.Inf(1), math.NaN()}
+	var pairs [][2]float64
+	for _, x := range vals {
+		for _, y := range vals {
+			pairs = append(pairs, [2]float64{x, -y})
+		}
+	}
+	return pairs
+}

@@ -221,20 +221,14 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 			return nil, err
 		}
 		var f func(x float64) float64
-		switch op.Param {
-		case "", "erf":
+		switch loom.GeluVariant(op.Param) {
+		case "erf":
 			f = func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
 		case "tanh":
 			k := math.Sqrt(2 / math.Pi)
 			f = func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(k*(x+0.044715*x*x*x))) }
 		case "logistic":
-			s := 1.702
-			if at := op.Attr("scale"); at != nil {
-				s = at.Value.Float
-				if at.Value.Kind == loom.LitInt {
-					s = float64(at.Value.Int)
-				}
-			}
+			s := loom.GeluScale(op)
 			f = func(x float64) float64 { return x * logistic(s*x) }
 		default:
 			return nil, compileErr(op.Pos, ErrUnsupported, "scalar.geluf<%s>", op.Param)

@@ -160,7 +160,7 @@ var nativeOps = map[string]bool{
 	"scalar.cosf": true, "vector.cosf": true, "scalar.clampf": true, "vector.clampf": true,
 	"scalar.sinturnsf": true, "vector.sinturnsf": true, "scalar.costurnsf": true, "vector.costurnsf": true,
 	"scalar.softplusf": true, "vector.softplusf": true, "scalar.signi": true, "vector.signi": true,
-	"scalar.signf": true, "vector.signf": true,
+	"scalar.signf": true, "vector.signf": true, "scalar.geluf": true, "vector.geluf": true,
 }
 
 // Compile prepares the kernel exported as export (looked up among mods,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomgen/loomgen/internal/mathacc"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -809,6 +810,31 @@ func TestOpsRemf(t *testing.T) {
 			g := got[6*i+j]
 			if !(math.IsNaN(float64(g)) && math.IsNaN(float64(w))) && math.Float32bits(g) != math.Float32bits(w) {
 				t.Fatalf("pair %d (%g, %g) result %d: got %g (%#x), want %g (%#x)", i, x, y, j, g, math.Float32bits(g), w, math.Float32bits(w))
+			}
+		}
+	}
+}
+
+// TestOpsRemf64 runs ops_misc.loom's remf64 (f64 C fmod, scalar and
+// vector) against Go's math.Mod bit for bit.
+func TestOpsRemf64(t *testing.T) {
+	pairs := mathacc.FmodPairs64()
+	n := len(pairs)
+	src := make([]byte, 16*n)
+	for i, p := range pairs {
+		le.PutUint64(src[16*i:], math.Float64bits(p[0]))
+		le.PutUint64(src[16*i+8:], math.Float64bits(p[1]))
+	}
+	r := compileRun(t, corpus(t, "ops_misc.loom"), "remf64", Options{})
+	dst := make([]byte, 8*6*n)
+	r.run(wl(int64(n)), idx(int64(n)), buf(src), buf(dst))
+	for i, p := range pairs {
+		x, y := p[0], p[1]
+		want := []float64{math.Mod(x, y), math.Mod(y, x), math.Mod(x*0x1p900, y*0x1p-900), math.Mod(x, 0), math.Mod(x, y), math.Mod(-y, x)}
+		for j, w := range want {
+			g := math.Float64frombits(le.Uint64(dst[8*(6*i+j):]))
+			if !(math.IsNaN(g) && math.IsNaN(w)) && math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("pair %d (%g, %g) result %d: got %g, want %g", i, x, y, j, g, w)
 			}
 		}
 	}

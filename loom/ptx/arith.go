@@ -429,6 +429,8 @@ func (e *emitter) floatArith(op *loom.Op, rest string, t *loom.Type, a []*val) e
 		e.ins("cvt.%s.%s.%s %s, %s", floatRound[rest], ft, ft, out.reg, w[0].reg)
 	case len(w) == 1 && rest == "roundf":
 		e.roundAway(out, w[0])
+	case len(w) == 2 && rest == "remf" && ft == "f64":
+		out = &val{t: t, reg: e.fmodF64(w[0].reg, w[1].reg)}
 	default:
 		if ft == "f64" {
 			return unsupported(op, "%s on f64", rest)

@@ -176,8 +176,8 @@ func FuzzCompile(f *testing.F) {
 		"../testdata/ops_async.loom", "../testdata/ops_index_wide.loom",
 		// Lane moves, block-quantized decode/encode, table quantize.
 		"../testdata/block_quant.loom",
-		// Index shifts and rotates over 64 bits; signs, turns, softplus.
-		"../testdata/index_shift64.loom", "../testdata/ops_sign_turns.loom"} {
+		// Index shifts and rotates over 64 bits; signs, turns, softplus, gelu.
+		"../testdata/index_shift64.loom", "../testdata/ops_sign_turns.loom", "../testdata/ops_gelu.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

@@ -230,3 +230,79 @@ func (e *emitter) fmodAbs(x, y string) string {
 	e.label(end)
 	return out
 }
+
+// fmodF64 is C's fmod on f64 registers x, y, exactly, on the integer
+// significands: |x| < |y| gives x; otherwise, with mx, my the significands
+// (implicit bit set; a subnormal's exponent taken as 1) and d the exponent
+// difference, r = mx mod my, then r = (r·2^s) mod my for s = min(d, 11)
+// while d lasts (r < 2^53, so r·2^11 fits 64 bits: at most 187 rem.u64
+// steps for the widest gap), and the result is r·2^(ey−1075) (exact: a
+// multiple of y's ulp below |y|) with x's sign. A zero or NaN y and an
+// infinite or NaN x give NaN.
+func (e *emitter) fmodF64(x, y string) string {
+	ax, ay := e.newReg(cRd), e.newReg(cRd)
+	e.ins("mov.b64 %s, %s", ax, x)
+	e.ins("and.b64 %s, %s, 0x7FFFFFFFFFFFFFFF", ax, ax)
+	e.ins("mov.b64 %s, %s", ay, y)
+	e.ins("and.b64 %s, %s, 0x7FFFFFFFFFFFFFFF", ay, ay)
+	out := e.newReg(cFd)
+	nan, small, loop, done, end := e.newLabel("fmod_nan"), e.newLabel("fmod_small"), e.newLabel("fmod_loop"), e.newLabel("fmod_done"), e.newLabel("fmod_end")
+	p, q := e.newReg(cPred), e.newReg(cPred)
+	// NaN unless x is finite and y is neither zero nor NaN.
+	e.ins("setp.ge.u64 %s, %s, 0x7FF0000000000000", p, ax)
+	e.ins("setp.eq.or.u64 %s, %s, 0, %s", p, ay, p)
+	e.ins("setp.gt.or.u64 %s, %s, 0x7FF0000000000000, %s", p, ay, p)
+	e.ins("@%s bra %s", p, nan)
+	e.ins("setp.lt.u64 %s, %s, %s", p, ax, ay)
+	e.ins("@%s bra %s", p, small)
+	// significands and exponents
+	sig := func(a string) (m, ex string) {
+		m, ex = e.newReg(cRd), e.newReg(cR)
+		t := e.newReg(cRd)
+		e.ins("shr.u64 %s, %s, 52", t, a)
+		e.ins("cvt.u32.u64 %s, %s", ex, t)
+		e.ins("and.b64 %s, %s, 0x000FFFFFFFFFFFFF", m, a)
+		e.ins("setp.eq.u32 %s, %s, 0", q, ex)
+		e.ins("@!%s or.b64 %s, %s, 0x0010000000000000", q, m, m)
+		e.ins("@%s mov.u32 %s, 1", q, ex)
+		return m, ex
+	}
+	mx, ex := sig(ax)
+	my, ey := sig(ay)
+	d, sh := e.newReg(cR), e.newReg(cR)
+	r := e.newReg(cRd)
+	e.ins("sub.s32 %s, %s, %s", d, ex, ey)
+	e.ins("rem.u64 %s, %s, %s", r, mx, my)
+	e.label(loop)
+	e.ins("setp.le.s32 %s, %s, 0", p, d)
+	e.ins("@%s bra %s", p, done)
+	e.ins("min.s32 %s, %s, 11", sh, d)
+	e.ins("shl.b64 %s, %s, %s", r, r, sh)
+	e.ins("rem.u64 %s, %s, %s", r, r, my)
+	e.ins("sub.s32 %s, %s, %s", d, d, sh)
+	e.ins("bra %s", loop)
+	e.label(done)
+	// r·2^(ey−1075): 2^(ey−1075) is normal for ey ≥ 53, else subnormal.
+	scale, sb := e.newReg(cFd), e.newReg(cRd)
+	t := e.newReg(cR)
+	e.ins("setp.ge.u32 %s, %s, 53", p, ey)
+	e.ins("sub.s32 %s, %s, 52", t, ey)
+	e.ins("@!%s sub.s32 %s, %s, 1", p, t, ey)
+	e.ins("cvt.u64.u32 %s, %s", sb, t)
+	e.ins("@%s shl.b64 %s, %s, 52", p, sb, sb)
+	e.ins("@!%s mov.b64 %s, 1", p, sb)
+	e.ins("@!%s shl.b64 %s, %s, %s", p, sb, sb, t)
+	e.ins("mov.b64 %s, %s", scale, sb)
+	rf := e.newReg(cFd)
+	e.ins("cvt.rn.f64.u64 %s, %s", rf, r)
+	e.ins("mul.rn.f64 %s, %s, %s", rf, rf, scale)
+	e.ins("copysign.f64 %s, %s, %s", out, x, rf)
+	e.ins("bra %s", end)
+	e.label(small)
+	e.ins("mov.f64 %s, %s", out, x)
+	e.ins("bra %s", end)
+	e.label(nan)
+	e.ins("mov.f64 %s, 0d7FF8000000000000", out)
+	e.label(end)
+	return out
+}

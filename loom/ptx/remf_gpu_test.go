@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loomgen/loomgen/internal/mathacc"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/interp"
 )
@@ -49,6 +50,49 @@ func TestGPURemfSpecial(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	c.Args = []interp.Arg{{Bits: uint64(n)}, {Buffer: b}, {Buffer: make([]byte, 4*6*n)}}
+	c.Launch.Workgroups = [3]int{(n + 63) / 64, 1, 1}
+	want, err := runCPU(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runGPU(t, ctx, s, k, c, 0)
+	if err := compare(c, 2, got[2], want[2]); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestGPURemf64Special runs ops_misc.loom's remf64 (f64 fmod on the
+// integer significands, mathfn.go) on mathacc.FmodPairs64 and compares
+// the GPU's words with the CPU executor's, which TestOpsRemf64 holds to
+// Go's math.Mod bit for bit.
+func TestGPURemf64Special(t *testing.T) {
+	ctx, s := gpuContext(t)
+	pairs := mathacc.FmodPairs64()
+	n := len(pairs)
+	m := parse(t, filepath.Join("..", "testdata", "ops_misc.loom"))
+	var kd *loom.Kernel
+	for _, x := range m.Kernels {
+		if x.Export == "remf64" {
+			kd = x
+		}
+	}
+	k, err := Compile([]*loom.Module{m}, "remf64", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newCase([]*loom.Module{m}, kd, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Accuracy.Exact() {
+		t.Fatal("remf64 counted as inexact: the comparison would allow a tolerance")
+	}
+	b := make([]byte, 16*n)
+	for i, p := range pairs {
+		binary.LittleEndian.PutUint64(b[16*i:], math.Float64bits(p[0]))
+		binary.LittleEndian.PutUint64(b[16*i+8:], math.Float64bits(p[1]))
+	}
+	c.Args = []interp.Arg{{Bits: uint64(n)}, {Buffer: b}, {Buffer: make([]byte, 8*6*n)}}
 	c.Launch.Workgroups = [3]int{(n + 63) / 64, 1, 1}
 	want, err := runCPU(c)
 	if err != nil {

@@ -1,0 +1,72 @@
+package interp
+
+import (
+	"math"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// geluRef is Loom's float64 geluf (its folds): erf, tanh, logistic with
+// scale s.
+func geluRef(variant string, x, s float64) float64 {
+	switch variant {
+	case "erf":
+		return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
+	case "tanh":
+		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+	}
+	return x / (1 + math.Exp(-s*x))
+}
+
+// TestGelu runs ops_gelu.loom against Go: natively every column is the
+// float64 formula rounded once; through the shared lowering (erff, tanhf,
+// logisticf exactly rounded here) within 2 f32 ulps at max(|result|, 1)
+// (the crosscheck measure; on PTX its erff and tanhf bound it, 9 ulp).
+func TestGelu(t *testing.T) {
+	var xf []float32
+	for x := float32(-2); x < 2; x += 0.00731 {
+		xf = append(xf, x)
+	}
+	xf = append(xf, 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-20, -30)
+	m := corpus(t, "ops_gelu.loom")
+	for _, shared := range []bool{false, true} {
+		r := compileRun(t, m, "ops_gelu", Options{})
+		if shared {
+			mods, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.k, err = Compile(mods, "ops_gelu", Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := int64(len(xf))
+		out := make([]byte, 4*8*len(xf))
+		r.run(wl(n), idx(n), buf(f32bytes(xf)), buf(out))
+		got := bytesF32(out)
+		worst := 0.0
+		for i, x0 := range xf {
+			x := float64(x0 * 3)
+			want := []float64{geluRef("erf", x, 0), geluRef("tanh", x, 0), geluRef("logistic", x, 1.702), geluRef("logistic", x, 1.5),
+				geluRef("erf", x, 0), geluRef("erf", -x, 0), geluRef("tanh", x, 0), geluRef("tanh", -x, 0)}
+			for c, w := range want {
+				g := got[8*i+c]
+				if !shared {
+					if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
+						t.Fatalf("native x=%g column %d: got %g, want %g", x, c, g, float32(w))
+					}
+					continue
+				}
+				e := ulpsAtOne(g, w)
+				worst = max(worst, e)
+				if e > 2 {
+					t.Fatalf("shared x=%g column %d: got %g, want %g (%.2f ulp)", x, c, g, w, e)
+				}
+			}
+		}
+		if shared {
+			t.Logf("shared geluf: max %.2f ulp at max(|result|, 1)", worst)
+		}
+	}
+}
