@@ -1,5 +1,7 @@
 package loom
 
+import "strings"
+
 // Shared lowerings of bit reinterpretation, bit packing and integer dot
 // products. Lanes are little-endian: lane 0 holds the least significant
 // bits of a packed value, as vector.bitpack's bitstream and a vector load
@@ -528,4 +530,34 @@ func (l *lowering) decodeF8(b *Value, ebits int) *Value {
 		v = l.sel(l.cmp("cmpi", "eq", e, c(31)), inf, v)
 	}
 	return l.sel(l.cmp("cmpi", "ne", l.bin("andi", b, c(0x80)), c(0)), l.un("negf", v), v)
+}
+
+// lowerRotate rewrites scalar/vector rotli and rotri on iN lanes (N a
+// power of two) by shifts: k = s mod N (as a two's-complement mask, so a
+// negative count rotates the other way, as the CPU executor's native
+// form does), rotli = x << k | x >>u ((N − k) mod N), rotri = rotli by −s;
+// every shift count is below N. i1 lanes (a rotate is the identity) are
+// left to the backends.
+func lowerRotate(l *lowering, op *Op) (bool, error) {
+	xs, err := l.operandValues(op, 2)
+	if err != nil {
+		return true, err
+	}
+	x, s := xs[0], xs[1]
+	e := elemType(x.Type)
+	if e == nil || e.Kind != TypeInt || !sameType(x.Type, s.Type) {
+		return false, nil
+	}
+	n := int64(e.Bits)
+	if n < 2 || n&(n-1) != 0 {
+		return false, nil
+	}
+	mask := l.intConst(s.Type, n-1)
+	if strings.HasSuffix(op.Name, "rotri") {
+		s = l.bin("subi", l.intConst(s.Type, 0), s)
+	}
+	k := l.bin("andi", s, mask)
+	back := l.bin("andi", l.bin("subi", l.intConst(s.Type, n), k), mask)
+	l.finish(l.bin("ori", l.bin("shli", x, k), l.bin("shrui", x, back)))
+	return true, nil
 }

@@ -153,14 +153,15 @@ func (k *Kernel) WorkgroupStorageBytes() int { return k.staticWG }
 // nativeOps are the ops the CPU executor computes itself rather than
 // through the shared lowering (loom.Lower): its float64 pow, sin, cos,
 // sin/cos of turns (as Loom folds them) and softplus are correctly rounded
-// to f32 where the shared sequences are not, and a clamp or sign is one
-// step instead of four.
+// to f32 where the shared sequences are not, and a clamp, sign or rotate
+// is one step instead of four or five.
 var nativeOps = map[string]bool{
 	"scalar.powf": true, "vector.powf": true, "scalar.sinf": true, "vector.sinf": true,
 	"scalar.cosf": true, "vector.cosf": true, "scalar.clampf": true, "vector.clampf": true,
 	"scalar.sinturnsf": true, "vector.sinturnsf": true, "scalar.costurnsf": true, "vector.costurnsf": true,
 	"scalar.softplusf": true, "vector.softplusf": true, "scalar.signi": true, "vector.signi": true,
 	"scalar.signf": true, "vector.signf": true, "scalar.geluf": true, "vector.geluf": true,
+	"scalar.rotli": true, "scalar.rotri": true, "vector.rotli": true, "vector.rotri": true,
 }
 
 // Compile prepares the kernel exported as export (looked up among mods,

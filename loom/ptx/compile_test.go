@@ -177,7 +177,8 @@ func FuzzCompile(f *testing.F) {
 		// Lane moves, block-quantized decode/encode, table quantize.
 		"../testdata/block_quant.loom",
 		// Index shifts and rotates over 64 bits; signs, turns, softplus, gelu.
-		"../testdata/index_shift64.loom", "../testdata/ops_sign_turns.loom", "../testdata/ops_gelu.loom"} {
+		"../testdata/index_shift64.loom", "../testdata/ops_sign_turns.loom", "../testdata/ops_gelu.loom",
+		"../testdata/ops_rotate.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
