@@ -155,14 +155,16 @@ func (e *emitter) indexShiftChecked(rest string, t *loom.Type, x, y *val, wide b
 	default:
 		// rotate: x << k | x >> (64 - k), k = s mod 64 for the left
 		// rotate (PTX clamps a 64-bit shift by 64 to 0).
-		k, l := e.newReg(cR), e.newReg(cR)
-		e.ins("and.b32 %s, %s, 63", k, s)
+		k := e.newReg(cR)
 		if rest == "rotri" {
-			e.ins("neg.s32 %s, %s", k, k)
-			e.ins("and.b32 %s, %s, 63", k, k)
+			n := e.newReg(cR)
+			e.ins("neg.s32 %s, %s", n, s)
+			s = n
 		}
-		e.ins("neg.s32 %s, %s", l, k)
-		e.ins("add.s32 %s, %s, 64", l, l)
+		e.ins("and.b32 %s, %s, 63", k, s)
+		l, n := e.newReg(cR), e.newReg(cR)
+		e.ins("neg.s32 %s, %s", n, k)
+		e.ins("add.s32 %s, %s, 64", l, n)
 		hi, lo := e.newReg(cRd), e.newReg(cRd)
 		e.ins("shl.b64 %s, %s, %s", hi, x64.reg, k)
 		e.ins("shr.b64 %s, %s, %s", lo, x64.reg, l)
@@ -177,11 +179,10 @@ func (e *emitter) indexShiftChecked(rest string, t *loom.Type, x, y *val, wide b
 	} else {
 		e.ins("cvt.s64.s32 %s, %s", back, out.reg)
 	}
-	diff := e.newReg(cPred)
-	e.ins("setp.ne.b64 %s, %s, %s", diff, back, r)
-	e.ins("or.pred %s, %s, %s", bad, bad, diff)
+	trap := e.newReg(cPred)
+	e.ins("setp.ne.or.b64 %s, %s, %s, %s", trap, back, r, bad)
 	// The device has no message channel: the runtime reports the trap as
 	// a launch failure (as for kernel.assert).
-	e.ins("@%s trap", bad)
+	e.ins("@%s trap", trap)
 	return out
 }
