@@ -163,6 +163,44 @@ kernel.def export("k") @k(%n: index) {
 			wantErr: "m0.loom:3:3: index result 10000000000 does not fit the 32-bit index carrier",
 		},
 		{
+			// Index shifts are over the 64-bit logical value, counts 0..63
+			// (LOOM.md 6.1): (n << 28) >> 26 is 4n, -8 >>u 61 is 7 and
+			// -8 >>s 40 is -1 (each intermediate fits the carrier).
+			name: "index shifts over 64 bits",
+			src: `
+kernel.def export("k") @k(%n: index, %m: index) {
+  %c2 = index.constant 2 : index
+  %c26 = index.constant 26 : index
+  %c28 = index.constant 28 : index
+  %c40 = index.constant 40 : index
+  %c61 = index.constant 61 : index
+  %a = index.shli %n, %c28 : index
+  %g = index.shrui %a, %c26 : index
+  %w = index.shrui %m, %c61 : index
+  %s = index.shrsi %m, %c40 : index
+  %d = index.add %s, %c2 : index
+  kernel.launch.config workgroups(%g, %w, %d) workgroup_size(%d, %d, %d) : index
+} launch(%b: buffer) {
+  kernel.return
+}`,
+			env:  Env{Workload: []Const{idx(5), idx(-8)}},
+			want: Geometry{[3]int64{20, 7, 1}, [3]int64{1, 1, 1}, [3]int64{1, 1, 1}},
+		},
+		{
+			name: "index shift count past 63",
+			src: `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %c64 = index.constant 64 : index
+  %g = index.shrui %n, %c64 : index
+  kernel.launch.config workgroups(%g, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%b: buffer) {
+  kernel.return
+}`,
+			env:     Env{Workload: []Const{idx(5)}},
+			wantErr: "m0.loom:4:3: index shift by 64 is outside 0..63",
+		},
+		{
 			name: "negative index.div operand",
 			src: `
 kernel.def export("k") @k(%n: index) {
