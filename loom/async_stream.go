@@ -20,7 +20,13 @@ import "fmt"
 //
 // "May overlap" is Loom's: views of different roots (launch buffers,
 // allocations) never overlap; views of one root overlap unless both byte
-// ranges are static and disjoint.
+// ranges are provably disjoint. Loom proves it on symbolic byte ranges
+// refined by value facts; here a range is static (constant offsets, dense
+// layouts), or, for a subview at offsets that are not constants, its
+// source's static range: a subview lies within its source (the CPU
+// executor traps one that does not), so the stages of a pipeline can be
+// static views of one allocation, each copied into through subviews at
+// run-time offsets.
 
 // asyncGroup is one committed group of a block's stream.
 type asyncGroup struct {
@@ -54,6 +60,9 @@ func spanOf(v *Value) viewSpan {
 		strides []int64 // in elements; nil when not static
 		esize   int64
 		ok      bool
+		// within, when set, is a static range the view lies in (a
+		// subview at run-time offsets of a view with a static range).
+		within *viewSpan
 	}
 	var walk func(v *Value) (root *Value, f frame)
 	walk = func(v *Value) (*Value, frame) {
@@ -87,21 +96,32 @@ func spanOf(v *Value) viewSpan {
 				break
 			}
 			root, f := walk(op.Operands[0].Value)
+			if f.within != nil {
+				return root, frame{within: f.within}
+			}
 			if !f.ok || len(op.Operands)-1 != len(f.strides) {
 				return root, frame{}
 			}
+			base := f.base
 			for k, o := range op.Operands[1:] {
 				c, ok := constOperand(o)
 				if !ok {
+					if src := spanOf(op.Operands[0].Value); src.known {
+						return root, frame{within: &src}
+					}
 					return root, frame{}
 				}
-				f.base += c * f.strides[k] * f.esize
+				base += c * f.strides[k] * f.esize
 			}
+			f.base = base
 			return root, f
 		}
 		return nil, frame{}
 	}
 	root, f := walk(v)
+	if f.within != nil {
+		return *f.within
+	}
 	s := viewSpan{root: root}
 	t := v.Type
 	if !f.ok || t == nil || t.Kind != TypeView || len(t.Dims) != len(f.strides) {

@@ -7,7 +7,8 @@ import (
 
 // asyncKernel wraps a body (between the view setup and kernel.return) in a
 // kernel with a global buffer %g, two workgroup allocations %wa, %wb, the
-// 16-byte views %src (of %g), %da0/%da1 (the two halves of %wa) and %db.
+// 16-byte views %src (of %g), %da0/%da1 (the two halves of %wa) and %db,
+// and the 2×16-byte stages %ra and %rb of %wa (bytes 0–31 and 32–63).
 func asyncKernel(body string) string {
 	return `kernel.def export("k") @k() {
   %c1 = index.constant 1 : index
@@ -23,6 +24,9 @@ func asyncKernel(body string) string {
   %da1 = buffer.view %wa[%b16] : buffer -> view<16xi8>
   %dq = buffer.view %wa[%q] : buffer -> view<16xi8>
   %db = buffer.view %wb[%z] : buffer -> view<16xi8>
+  %b32 = index.constant 32 : offset
+  %ra = buffer.view %wa[%z] : buffer -> view<2x16xi8>
+  %rb = buffer.view %wa[%b32] : buffer -> view<2x16xi8>
 ` + body + `
   kernel.return
 }
@@ -49,6 +53,9 @@ func TestAsyncStreamLegality(t *testing.T) {
 		return "  kernel.async.wait %" + g + " {newer_groups = " + n + "} : kernel.async.group\n"
 	}
 	const c0 = "  %c0 = index.constant 0 : index\n"
+	// A copy into row %q of stage %rb: a subview at a run-time offset.
+	const intoRow = c0 + "  %sq = view.subview %rb[%q, %c0] : view<2x16xi8> -> view<1x16xi8>\n" +
+		"  %t0 = kernel.async.copy %src to %sq {cache_scope = cu, cache_temporal = regular, direction = global_to_workgroup} : view<16xi8> to view<1x16xi8> -> kernel.async.token\n"
 	cases := []struct {
 		name, body, err string
 	}{
@@ -58,6 +65,8 @@ func TestAsyncStreamLegality(t *testing.T) {
 		{"other root read while pending", copyTo("t0", "da0") + group("g0", "t0") + c0 + "  %x = view.load %db[%c0] : view<16xi8> -> i8\n" + wait("g0", "0"), ""},
 		{"disjoint half read while pending", copyTo("t0", "da0") + group("g0", "t0") + c0 + "  %x = view.load %da1[%c0] : view<16xi8> -> i8\n" + wait("g0", "0"), ""},
 		{"read before wait", copyTo("t0", "da0") + group("g0", "t0") + c0 + "  %x = view.load %da0[%c0] : view<16xi8> -> i8\n" + wait("g0", "0"), "view.load: touches a view that may overlap an asynchronous destination"},
+		{"other stage read while a run-time row is pending", intoRow + group("g0", "t0") + "  %x = view.load %ra[%c0, %c0] : view<2x16xi8> -> i8\n" + wait("g0", "0"), ""},
+		{"same stage read while a run-time row is pending", intoRow + group("g0", "t0") + "  %x = view.load %rb[%c0, %c0] : view<2x16xi8> -> i8\n" + wait("g0", "0"), "may overlap an asynchronous destination"},
 		{"dynamic offset may overlap", copyTo("t0", "da0") + group("g0", "t0") + c0 + "  %x = view.load %dq[%c0] : view<16xi8> -> i8\n" + wait("g0", "0"), "may overlap an asynchronous destination"},
 		{"write in a nested region", copyTo("t0", "da0") + group("g0", "t0") + c0 + "  scf.if %p {\n    %v = scalar.constant 1 : i8\n    view.store %v, %da0[%c0] : i8, view<16xi8>\n  }\n" + wait("g0", "0"), "view.store: touches a view"},
 		{"wrong newer_groups", copyTo("t0", "da0") + group("g0", "t0") + copyTo("t1", "da1") + group("g1", "t1") + wait("g0", "0") + wait("g1", "0"), "newer_groups = 0, but 1 younger groups are outstanding"},
