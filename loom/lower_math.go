@@ -213,7 +213,8 @@ func lowerSinCos(l *lowering, op *Op) (bool, error) {
 		r := l.fma(k, l.floatConst(t, -halfPi1), x)
 		r = l.fma(k, l.floatConst(t, -halfPi2), r)
 		r = l.fma(k, l.floatConst(t, -halfPi3), r)
-		return l.quadrant(x, k, r, nil, strings.HasSuffix(op.Name, "sinf"))
+		v, _ := l.quadrant(x, k, r, nil, strings.HasSuffix(op.Name, "sinf"))
+		return v
 	})
 }
 
@@ -235,8 +236,9 @@ func (l *lowering) unaryF32(op *Op, f func(x *Value) *Value) (bool, error) {
 
 // quadrant is sin or cos of k·π/2 + r (+ rl, a correction below r's
 // rounding, or nil) for |r| ≤ π/4: the sine or cosine polynomial of r,
-// chosen and signed by k mod 4; sin keeps x's zero (sin(−0) is −0).
-func (l *lowering) quadrant(x, k, r, rl *Value, sin bool) *Value {
+// chosen and signed by k mod 4 (returned as q); sin keeps x's zero
+// (sin(−0) is −0).
+func (l *lowering) quadrant(x, k, r, rl *Value, sin bool) (v, q *Value) {
 	t := x.Type
 	z := l.bin("mulf", r, r)
 	horner := func(c []float64) *Value {
@@ -259,10 +261,10 @@ func (l *lowering) quadrant(x, k, r, rl *Value, sin bool) *Value {
 	}
 	// q = k mod 4 in floats (exact: k is an integer below 2^26 wherever
 	// the result means anything).
-	q := l.bin("subf", k, l.bin("mulf", l.un("floorf", l.bin("mulf", k, l.floatConst(t, 0.25))), l.floatConst(t, 4)))
+	q = l.bin("subf", k, l.bin("mulf", l.un("floorf", l.bin("mulf", k, l.floatConst(t, 0.25))), l.floatConst(t, 4)))
 	h := l.bin("mulf", q, l.floatConst(t, 0.5))
 	odd := l.cmp("cmpf", "une", l.un("floorf", h), h)
-	var v, neg *Value
+	var neg *Value
 	if sin {
 		// k = 0: sin r, 1: cos r, 2: −sin r, 3: −cos r.
 		v = l.sel(odd, c, s)
@@ -277,7 +279,7 @@ func (l *lowering) quadrant(x, k, r, rl *Value, sin bool) *Value {
 		// sin(−0) is −0; the reduction would give +0.
 		v = l.sel(l.cmp("cmpf", "oeq", x, l.floatConst(t, 0)), x, v)
 	}
-	return v
+	return v, q
 }
 
 // 2π as an f32 and the rest (2π − twoPi1, to f64 precision).
@@ -286,12 +288,25 @@ const (
 	twoPi2 = -1.7484555314695172e-07 // 2π − twoPi1
 )
 
+// Loom folds sinturnsf/costurnsf as sin/cos of 2π·x in double (and the
+// CPU executor computes sin/cos(2π·fmod(x, 1)) so): at an exact quarter
+// turn a zero comes out as the sine or cosine of π/2, π or 3π/2 rounded
+// (cos of a quarter turn is 6.1e-17). f32 of those values:
+var (
+	turnSinHalf  = float64(float32(math.Sin(2 * math.Pi * 0.5)))  // 1.2246469e-16
+	turnCosQuart = float64(float32(math.Cos(2 * math.Pi * 0.25))) // 6.123234e-17
+	turnCos3Qt   = float64(float32(math.Cos(2 * math.Pi * 0.75))) // -1.8369701e-16
+)
+
 // lowerTurns rewrites sinturnsf and costurnsf (sin and cos of 2π·x): in
 // turns the reduction is exact, k = roundeven(4x), r = x − k/4 with
 // |r| ≤ 1/8; θ = 2π·r is carried as hi + lo (an fma recovers the
-// product's rounding), then the quadrant polynomials. |x| ≥ 2^23 is a
-// whole number of turns (sin 0, cos 1); ±∞ and NaN give NaN.
+// product's rounding), then the quadrant polynomials. Where r is 0 the
+// zero results take Loom's folded values (above) and sin(±whole turns)
+// keeps x's sign, as fmod does; |x| ≥ 2^23 is a whole number of turns;
+// ±∞ and NaN give NaN.
 func lowerTurns(l *lowering, op *Op) (bool, error) {
+	sin := strings.HasSuffix(op.Name, "sinturnsf")
 	return l.unaryF32(op, func(x *Value) *Value {
 		t := x.Type
 		zero := l.floatConst(t, 0)
@@ -302,7 +317,18 @@ func lowerTurns(l *lowering, op *Op) (bool, error) {
 		r := l.fma(k, l.floatConst(t, -0.25), xr)
 		hi := l.bin("mulf", r, l.floatConst(t, twoPi1))
 		lo := l.fma(r, l.floatConst(t, twoPi2), l.fma(r, l.floatConst(t, twoPi1), l.un("negf", hi)))
-		return l.quadrant(x, k, hi, lo, strings.HasSuffix(op.Name, "sinturnsf"))
+		v, q := l.quadrant(x, k, hi, lo, sin)
+		// Exact quarter turns (nested selects, no i1 arithmetic).
+		qis := func(n float64) *Value { return l.cmp("cmpf", "oeq", q, l.floatConst(t, n)) }
+		var at *Value
+		if sin {
+			at = l.sel(qis(0), l.bin("copysignf", zero, x), l.sel(qis(2), l.bin("copysignf", l.floatConst(t, turnSinHalf), x), v))
+		} else {
+			pos := l.cmp("cmpf", "ogt", x, zero)
+			quart, three := l.floatConst(t, turnCosQuart), l.floatConst(t, turnCos3Qt)
+			at = l.sel(qis(1), l.sel(pos, quart, three), l.sel(qis(3), l.sel(pos, three, quart), v))
+		}
+		return l.sel(l.cmp("cmpf", "oeq", r, zero), at, v)
 	})
 }
 

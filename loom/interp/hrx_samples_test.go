@@ -26,7 +26,7 @@ func TestHrxSelfCheckingSamples(t *testing.T) {
 		t.Skipf("Loom's tests are not extracted under %s (%v): NOT COVERED — these checks did not run", hrxsamples.Dir, err)
 	}
 	n := hrxsamples.Compare(t, checks, func(c hrxsamples.Check, src string) ([][]byte, error) {
-		return runSample(c.File, src, c.Name, c.Results)
+		return runSample(c.File, src, c.Name, c.Results, false)
 	}, sampleCannotRun)
 	for k, why := range skipped {
 		t.Logf("not compared %s: %s", k, why)
@@ -52,9 +52,26 @@ func sampleCannotRun(err error) (string, bool) {
 	return "", false
 }
 
+// TestHrxSamplesShared runs the same samples with every op the shared
+// lowering knows rewritten by it (loom.Lower with nothing native), as the
+// PTX backend compiles them, on exactly rounded building blocks: the
+// shared forms (signs, rotates, turns, softplus, gelu, pow, sin, cos,
+// clamps) must give Loom's stated values where the native forms do.
+func TestHrxSamplesShared(t *testing.T) {
+	checks, _, err := hrxsamples.Find(hrxsamples.Dir)
+	if err != nil {
+		t.Skipf("Loom's tests are not extracted under %s (%v): NOT COVERED — these checks did not run", hrxsamples.Dir, err)
+	}
+	n := hrxsamples.Compare(t, checks, func(c hrxsamples.Check, src string) ([][]byte, error) {
+		return runSample(c.File, src, c.Name, c.Results, true)
+	}, sampleCannotRun)
+	t.Logf("%d self-checking functions through the shared lowering: %v", len(checks), n)
+}
+
 // runSample runs func.def @name of src through hrxsamples.Wrap's kernel
-// and returns its result buffers.
-func runSample(file, src, name string, results []string) ([][]byte, error) {
+// and returns its result buffers; with shared, the module is lowered with
+// no op native first.
+func runSample(file, src, name string, results []string, shared bool) ([][]byte, error) {
 	text, sizes, err := hrxsamples.Wrap(src, name, results)
 	if err != nil {
 		return nil, err
@@ -63,7 +80,13 @@ func runSample(file, src, name string, results []string) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := Compile([]*loom.Module{m}, "sample", Options{})
+	mods := []*loom.Module{m}
+	if shared {
+		if mods, err = loom.Lower(mods, loom.LowerOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	k, err := Compile(mods, "sample", Options{})
 	if err != nil {
 		return nil, err
 	}
