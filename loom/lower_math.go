@@ -343,9 +343,7 @@ func lowerSoftplus(l *lowering, op *Op) (bool, error) {
 		e := l.un("expf", l.un("negf", l.un("absf", x)))
 		w := l.bin("addf", one, e)
 		d := l.bin("subf", w, one)
-		lh, ll := l.log2Pos(w)
-		ln := l.fma(lh, l.floatConst(t, math.Ln2), l.bin("mulf", ll, l.floatConst(t, math.Ln2)))
-		lp := l.bin("mulf", ln, l.bin("divf", e, d))
+		lp := l.bin("mulf", l.lnOf(w), l.bin("divf", e, d))
 		lp = l.sel(l.cmp("cmpf", "oeq", d, zero), e, lp)
 		return l.bin("addf", l.bin("maxnumf", x, zero), lp)
 	})
@@ -417,5 +415,46 @@ func lowerGelu(l *lowering, op *Op) (bool, error) {
 			g = l.un("tanhf", l.bin("mulf", in, l.floatConst(t, math.Sqrt(2/math.Pi))))
 		}
 		return l.fma(h, g, h)
+	})
+}
+
+// lnOf is ln w for w ≥ 0 from log2Pos's hi + lo, rounded once more.
+func (l *lowering) lnOf(w *Value) *Value {
+	t := w.Type
+	lh, ll := l.log2Pos(w)
+	return l.fma(lh, l.floatConst(t, math.Ln2), l.bin("mulf", ll, l.floatConst(t, math.Ln2)))
+}
+
+// lowerLog1p rewrites log1pf: w = 1 + x rounded, then ln(w)·x/(w − 1)
+// (the ratio undoes w's rounding; x itself once w rounds to 1), ln w from
+// log2Pos. x = −1 gives −∞, x < −1 NaN, +∞ ∞, NaN NaN.
+func lowerLog1p(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		zero, one := l.floatConst(t, 0), l.floatConst(t, 1)
+		w := l.bin("addf", one, x)
+		d := l.bin("subf", w, one)
+		v := l.bin("mulf", l.lnOf(w), l.bin("divf", x, d))
+		v = l.sel(l.cmp("cmpf", "oeq", d, zero), x, v)
+		v = l.sel(l.cmp("cmpf", "oeq", x, l.floatConst(t, -1)), l.f32Bits(t, 0xff800000), v)
+		v = l.sel(l.cmp("cmpf", "olt", w, zero), l.f32Bits(t, 0x7fc00000), v)
+		return l.sel(l.cmp("cmpf", "oeq", x, l.f32Bits(t, 0x7f800000)), x, v)
+	})
+}
+
+// lowerExpm1 rewrites expm1f by Kahan's formula: u = expf(x), then
+// (u − 1)·x/ln u (ln u of the same u cancels most of u's error; x itself
+// once u rounds to 1), ln u from log2Pos; u − 1 = −1 gives −1 (x → −∞),
+// u = ∞ gives ∞, NaN stays NaN.
+func lowerExpm1(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		one := l.floatConst(t, 1)
+		u := l.un("expf", x)
+		um := l.bin("subf", u, one)
+		v := l.bin("mulf", um, l.bin("divf", x, l.lnOf(u)))
+		v = l.sel(l.cmp("cmpf", "oeq", u, one), x, v)
+		v = l.sel(l.cmp("cmpf", "oeq", um, l.floatConst(t, -1)), um, v)
+		return l.sel(l.cmp("cmpf", "oeq", u, l.f32Bits(t, 0x7f800000)), u, v)
 	})
 }

@@ -50,6 +50,7 @@ var opBounds = map[string]float64{
 	"exp2f": 2, "expf": 3, "logf": 2, "log2f": 2, "log10f": 2, "rsqrtf": 1,
 	"tanhf": 9, "erff": 9, "logisticf": 4, "siluf": 4,
 	"sinf": 4, "cosf": 4, "powf": 24, "sinturnsf": 2, "costurnsf": 2, "softplusf": 6, "geluf": 9,
+	"log1pf": 4, "expm1f": 6,
 }
 
 // Composition allowance: a kernel composes a few approximate ops, each

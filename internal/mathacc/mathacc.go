@@ -201,3 +201,44 @@ func FmodPairs64() [][2]float64 {
 	}
 	return pairs
 }
+
+// Log1pInputs are n inputs for log1p and expm1: in (−1, 3) (log1p's
+// cancellation near −1 and 0), in [−20, 20] (expm1's range up to large
+// results), and log-uniform magnitudes down to 2^-30 of either sign.
+func Log1pInputs(n int) []float32 {
+	xs := make([]float32, n)
+	s := uint32(88675123)
+	next := func() float64 { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return float64(s) / (1 << 32) }
+	for i := range xs {
+		switch i % 3 {
+		case 0:
+			xs[i] = float32(next()*4 - 1)
+		case 1:
+			xs[i] = float32(next()*40 - 20)
+		default:
+			xs[i] = float32(math.Copysign(math.Exp2(-30*next()), next()-0.5))
+		}
+	}
+	return xs
+}
+
+// Log1pStats measures got (four results per element: log1p x, expm1 x,
+// log1p(x·2^-20), expm1(x·2^-20)) against float64 over normal results:
+// the largest ulp error of log1p and of expm1.
+func Log1pStats(xs, got []float32) (log1p, expm1 float64) {
+	for i, x := range xs {
+		xs := float32(float64(x) * 0x1p-20)
+		for j, w := range []float64{math.Log1p(float64(x)), math.Expm1(float64(x)), math.Log1p(float64(xs)), math.Expm1(float64(xs))} {
+			if math.IsNaN(w) || math.IsInf(w, 0) || math.Abs(w) < 0x1p-126 || math.Abs(w) > math.MaxFloat32 {
+				continue
+			}
+			e := ULPs(got[4*i+j], w)
+			if j%2 == 0 {
+				log1p = max(log1p, e)
+			} else {
+				expm1 = max(expm1, e)
+			}
+		}
+	}
+	return log1p, expm1
+}

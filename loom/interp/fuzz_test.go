@@ -289,7 +289,7 @@ func genKernel(data []byte, perGroup bool) string {
 				case 3:
 					w("%s = scalar.%s %s : f32", r, []string{"floorf", "roundf"}[next()%2], pick(flts))
 				case 4:
-					w("%s = scalar.%s %s : f32", r, []string{"sinturnsf", "costurnsf", "softplusf", "signf", "geluf<erf>", "geluf<tanh, afn>"}[next()%6], pick(flts))
+					w("%s = scalar.%s %s : f32", r, []string{"sinturnsf", "costurnsf", "softplusf", "signf", "geluf<erf>", "geluf<tanh, afn>", "log1pf", "expm1f"}[next()%8], pick(flts))
 				case 5:
 					// Integer signs, and index shifts and rotates over the
 					// 64-bit value (counts past 63 and results past the
@@ -428,10 +428,11 @@ func FuzzRun(f *testing.F) {
 	// The shared lowering's ops in the per-group form (kinds 25 and 26).
 	f.Add([]byte{6, 25, 0, 0, 0, 0, 1, 25, 0, 0, 1, 2, 1, 0, 26, 0, 0, 0, 26, 1, 0, 0, 25, 0, 0, 4, 1, 1, 0})
 	f.Add([]byte{5, 25, 0, 0, 2, 5, 7, 1, 1, 25, 0, 0, 3, 4, 5, 0, 26, 2, 1, 0, 0, 0, 25, 0, 0, 5, 1})
-	// Signs, turns, softplus, gelu, integer rotates, and index shifts and
+	// Signs, turns, softplus, gelu, log1p, expm1, integer rotates, and index shifts and
 	// rotates (kind 26, forms 4 to 6).
 	f.Add([]byte{5, 26, 4, 0, 0, 26, 4, 1, 1, 26, 4, 2, 0, 26, 4, 3, 1, 26, 5, 0, 0, 26, 5, 1, 0, 0, 3})
 	f.Add([]byte{3, 26, 4, 4, 0, 26, 4, 5, 1, 26, 6, 0, 1, 1, 0, 26, 5, 2, 0, 0, 0})
+	f.Add([]byte{1, 26, 4, 6, 0, 26, 4, 7, 1})
 	f.Add([]byte{5, 26, 5, 1, 1, 1, 3, 26, 5, 1, 2, 0, 3, 26, 6, 0, 1, 0, 0, 26, 6, 1, 2, 1, 1, 26, 6, 2, 0, 2, 0, 26, 5, 1, 3, 0, 2})
 	// Lane moves (kind 25, forms 6 and 7: deinterleave, interleave, concat).
 	f.Add([]byte{5, 25, 0, 0, 6, 1, 0, 0, 25, 0, 0, 7, 1, 0, 1, 1, 25, 0, 0, 7, 0, 1, 1, 0, 20, 4})

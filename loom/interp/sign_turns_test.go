@@ -188,3 +188,26 @@ func TestSharedTurnsSoftplusAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedLog1pExpm1Accuracy measures the shared log1pf and expm1f with
+// exactly rounded steps against float64 (bounds in docs/LOOM.md; -v logs
+// the numbers) and checks their special values exactly.
+func TestSharedLog1pExpm1Accuracy(t *testing.T) {
+	const n = 1 << 15
+	xs := mathacc.Log1pInputs(n)
+	lw, ew := mathacc.Log1pStats(xs, sharedKernelResults(t, "acc_log1p", xs, make([]float32, n)))
+	t.Logf("log1pf: max %.2f ulp; expm1f: max %.2f ulp", lw, ew)
+	if lw > 4 || ew > 4 {
+		t.Errorf("log1pf %.2f / expm1f %.2f ulp above 4", lw, ew)
+	}
+	inf, nan := math.Inf(1), math.NaN()
+	sp := []float32{0, float32(math.Copysign(0, -1)), -1, -2, 1e-30, -1e-30, 100, -100, float32(inf), float32(-inf), float32(nan)}
+	g := sharedKernelResults(t, "acc_log1p", sp, make([]float32, len(sp)))
+	for i, x := range sp {
+		for k, w := range []float64{math.Log1p(float64(x)), math.Expm1(float64(x))} {
+			if gk := g[4*i+k]; math.Float32bits(gk) != math.Float32bits(float32(w)) && !(gk != gk && w != w) {
+				t.Errorf("x = %g result %d: got %g, want %g", x, k, gk, float32(w))
+			}
+		}
+	}
+}

@@ -144,3 +144,17 @@ func TestGPUSharedTurnsSoftplusAccuracy(t *testing.T) {
 		t.Errorf("GPU softplusf: %.2f ulp above 6", worst)
 	}
 }
+
+// TestGPUSharedLog1pExpm1Accuracy measures the shared log1pf and expm1f
+// on the device (expm1's expf is PTX's, ≤ 3 ulp; log1p uses only exact
+// operations) against float64: mathacc.Log1pStats, bounds 4 and 6 ulp.
+func TestGPUSharedLog1pExpm1Accuracy(t *testing.T) {
+	run := accuracyRunner(t, "acc_log1p")
+	const n = 1 << 18
+	xs := mathacc.Log1pInputs(n)
+	lw, ew := mathacc.Log1pStats(xs, run(xs, make([]float32, n)))
+	t.Logf("GPU log1pf: max %.2f ulp; expm1f: max %.2f ulp", lw, ew)
+	if lw > 4 || ew > 6 {
+		t.Errorf("GPU log1pf %.2f ulp (bound 4) / expm1f %.2f ulp (bound 6)", lw, ew)
+	}
+}
