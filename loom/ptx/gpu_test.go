@@ -107,9 +107,10 @@ func TestGPUCorpus(t *testing.T) {
 
 // TestGPUVectorMisaligned runs the vector corpus kernels, and every other
 // kernel with an aligned body version (bodyVersions: its async copies),
-// with every buffer starting 4 bytes into its allocation (as a runtime
-// sub-region may), so the general version runs and the 16-byte accesses
-// take their fallback; results must still equal the CPU executor's.
+// with every buffer starting misalignment(c) bytes into its allocation (as
+// a runtime sub-region may), so the general version runs and the 16-byte
+// accesses take their fallback; results must still equal the CPU
+// executor's.
 func TestGPUVectorMisaligned(t *testing.T) {
 	ctx, s := gpuContext(t)
 	cases, ks := corpusCases(t)
@@ -125,7 +126,7 @@ func TestGPUVectorMisaligned(t *testing.T) {
 			if err != nil {
 				t.Skipf("CPU executor rejects the inputs: %v", err)
 			}
-			got := runGPU(t, ctx, s, k, c, 4)
+			got := runGPU(t, ctx, s, k, c, misalignment(c))
 			for j := range got {
 				if got[j] == nil {
 					continue
@@ -139,6 +140,22 @@ func TestGPUVectorMisaligned(t *testing.T) {
 	if ran == 0 {
 		t.Fatal("no kernel uses vector memory accesses")
 	}
+}
+
+// misalignment is how many bytes off 16-byte alignment TestGPUVectorMisaligned
+// binds c's buffers: 4, or the largest element size of their views where
+// that is more (8 for f64/i64). A binding must be a multiple of its views'
+// element size (Dispatch refuses another, LOOM.md 11.2), and PTX relies on
+// it for scalar accesses: an f64 view 4 bytes off is not a legal input
+// (it faulted the H200 with CUDA_ERROR_MISALIGNED_ADDRESS, remf64).
+func misalignment(c *crosscheck.Case) int {
+	off := 4
+	for _, el := range c.Elems {
+		if el != nil {
+			off = max(off, el.ByteSize())
+		}
+	}
+	return off
 }
 
 // runGPU launches compiled kernel k on case c, each buffer starting off
@@ -160,4 +177,29 @@ func entryOf(k *Kernel) crosscheck.Entry {
 		e.Buffers = append(e.Buffers, p.Buffer)
 	}
 	return e
+}
+
+// TestMisalignment: the offset TestGPUVectorMisaligned binds each corpus
+// kernel's buffers at is legal for every buffer (a multiple of its views'
+// element size) and still off 16-byte alignment; remf64's f64 views get 8.
+func TestMisalignment(t *testing.T) {
+	cases, _ := corpusCases(t)
+	seen8 := false
+	for _, c := range cases {
+		off := misalignment(c)
+		if off%16 == 0 {
+			t.Errorf("%s: offset %d is 16-byte aligned", c.Name, off)
+		}
+		for j, el := range c.Elems {
+			if el != nil && off%max(el.ByteSize(), 1) != 0 {
+				t.Errorf("%s: buffer %d of %s bound %d bytes in", c.Name, j, el, off)
+			}
+		}
+		if c.Name == "ops_misc.loom/remf64" {
+			seen8 = off == 8
+		}
+	}
+	if !seen8 {
+		t.Error("remf64 is not bound 8 bytes off")
+	}
 }
