@@ -363,3 +363,64 @@ kernel.def export("k") @k(%n: index) {
 		t.Errorf("the constant index is not an immediate offset:\n%s", k.PTX)
 	}
 }
+
+// TestPrefetch: view.prefetch of global memory becomes a PTX prefetch of
+// the element's line, L2 unless locality = l1, issued only for indices
+// inside the view (Loom's prefetch may not fault); of workgroup memory,
+// nothing.
+func TestPrefetch(t *testing.T) {
+	src := func(attrs, space string) string {
+		return `
+kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%n: index, %q: buffer, %o: buffer) {
+  %t = kernel.workitem.id<x> : index
+  %c8 = index.constant 8 : index
+  %c3 = index.constant 3 : index
+  %z = index.constant 0 : offset
+  %wb = buffer.alloca<workgroup> align(16) %z : buffer
+  %qv = buffer.view ` + space + `[%z] : buffer -> view<[%n]x8xi32>
+  %ov = buffer.view %o[%z] : buffer -> view<[%n]xi32>
+  %i = index.add %t, %c8 : index
+  view.prefetch %qv[%i, %c3] {` + attrs + `} : view<[%n]x8xi32>
+  %v = view.load %ov[%t] : view<[%n]xi32> -> i32
+  view.store %v, %ov[%t] : i32, view<[%n]xi32>
+  kernel.return
+}`
+	}
+	for _, c := range []struct {
+		name, attrs, space string
+		want, not          []string
+	}{
+		{"l2", "intent = read, locality = l2", "%q", []string{"setp.lt.u32", "prefetch.global.L2 ["}, []string{"L1"}},
+		{"l1", "intent = read, locality = l1", "%q", []string{"prefetch.global.L1 ["}, nil},
+		{"write", "intent = write, locality = none", "%q", []string{"prefetch.global.L2 ["}, nil},
+		{"workgroup", "intent = read, locality = l2", "%wb", nil, []string{"prefetch"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := loom.ParseFile("prefetch.loom", []byte(src(c.attrs, c.space)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := Compile([]*loom.Module{m}, "k", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(k.PTX, w) {
+					t.Errorf("no %q in\n%s", w, k.PTX)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(k.PTX, w) {
+					t.Errorf("%q in\n%s", w, k.PTX)
+				}
+			}
+			// One guard: the row index against %n; column 3 < 8 is known.
+			if c.space == "%q" && strings.Count(k.PTX, "setp.lt.u32") != 1 {
+				t.Errorf("want one bounds test (the row), have\n%s", k.PTX)
+			}
+		})
+	}
+}

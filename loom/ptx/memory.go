@@ -26,7 +26,7 @@ func (e *emitter) memory(op *loom.Op, rest string) error {
 	case "view.subview":
 		return e.subview(op)
 	case "view.prefetch":
-		return nil // a hint: no effect on results (the CPU executor ignores it too)
+		return e.prefetch(op)
 	case "view.refine":
 		if err := need(op, 1); err != nil {
 			return err
@@ -376,6 +376,55 @@ func (e *emitter) load(op *loom.Op) error {
 		qual = ".volatile"
 	}
 	return e.define(op, 0, e.loadElem(v, qual, addr))
+}
+
+// prefetch lowers view.prefetch, a hint with no effect on results (the
+// CPU executor ignores it): on a view of global memory, PTX prefetch of
+// the element's cache line into L1 (locality = l1) or L2 (l2, l3, none),
+// where the issuing invocation does not wait for it and no register holds
+// the data — bytes in flight beyond what registers carry. Loom's prefetch
+// may not fault, so it is issued only when every index is below its
+// dimension. Other spaces have nothing to prefetch.
+func (e *emitter) prefetch(op *loom.Op) error {
+	if err := need(op, 1); err != nil {
+		return err
+	}
+	v, err := e.view(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	idx, err := e.operands(op, 1)
+	if err != nil {
+		return err
+	}
+	if v.space != "global" {
+		return nil
+	}
+	addr, err := e.address(op, v, idx)
+	if err != nil {
+		return err
+	}
+	in := ""
+	for k, i := range idx {
+		if i.known && v.dims[k].known && uint64(i.ci) < uint64(v.dims[k].ci) {
+			continue
+		}
+		p := e.newReg(cPred)
+		e.ins("setp.lt.u32 %s, %s, %s", p, i.reg, v.dims[k].reg)
+		if in != "" {
+			e.ins("and.pred %s, %s, %s", p, p, in)
+		}
+		in = p
+	}
+	level := "L2"
+	if attrWord(op, "locality") == "l1" {
+		level = "L1"
+	}
+	if in != "" {
+		in = "@" + in + " "
+	}
+	e.ins("%sprefetch.global.%s [%s]", in, level, addr)
+	return nil
 }
 
 func (e *emitter) store(op *loom.Op) error {
