@@ -13,7 +13,10 @@ import (
 //go:embed kernels/*.loom
 var kernelFS embed.FS
 
-//go:embed native/kernels.cu native/cublas.c
+// NativeFS holds the CUDA sources of the nvcc and cuBLAS sides:
+// kernels.cu, matvec_gen2.cu (which includes it) and cublas.c.
+//
+//go:embed native/kernels.cu native/matvec_gen2.cu native/cublas.c
 var NativeFS embed.FS
 
 // parseKernel parses one embedded Loom file.
@@ -328,8 +331,9 @@ func matvecCheck(what string, rows, cols int, w func(r, c int) float64, x []floa
 	}
 }
 
-// Q8_0 is y = W·x for W rows×cols in q8_0 (int8 plane and f16 scale plane).
-func Q8_0(rows, cols int) *Instance {
+// Q8_0 is y = W·x for W rows×cols in q8_0 (int8 plane and f16 scale plane)
+// by the kernel exported as export (matvec_q8_0 or matvec_q8_0_v2).
+func Q8_0(export string, rows, cols int) *Instance {
 	r := rng(7)
 	q := make([]byte, rows*cols)
 	for i := range q {
@@ -345,7 +349,7 @@ func Q8_0(rows, cols int) *Instance {
 	}
 	x := uniform(cols, 8, -1, 2)
 	inst := &Instance{
-		File: "matvec_q.loom", Export: "matvec_q8_0", Shape: fmt.Sprintf("%dx%d", rows, cols),
+		File: "matvec_q.loom", Export: export, Shape: fmt.Sprintf("%dx%d", rows, cols),
 		Workload:  []int64{int64(rows), int64(cols)},
 		Args:      []Arg{idx(rows), idx(cols), in(q), in(d), in(f32le(x)), out(4 * rows)},
 		Bytes:     float64(len(q) + len(d) + 4*cols + 4*rows),
@@ -359,8 +363,9 @@ func Q8_0(rows, cols int) *Instance {
 	return inst
 }
 
-// Q4K is y = W·x for W rows×cols in ggml's q4_K blocks.
-func Q4K(rows, cols int) *Instance {
+// Q4K is y = W·x for W rows×cols in ggml's q4_K blocks by the kernel
+// exported as export (matvec_q4_k or matvec_q4_k_v2).
+func Q4K(export string, rows, cols int) *Instance {
 	r := rng(9)
 	nsb := cols / 256
 	w := make([]byte, rows*nsb*144)
@@ -373,12 +378,14 @@ func Q4K(rows, cols int) *Instance {
 		binary.LittleEndian.PutUint16(w[blk*144+2:], f16(float32(r.next()%1000+1)/262144))
 	}
 	x := uniform(cols, 10, -1, 2)
-	deq := func(row, c int) float64 {
-		blk := w[(row*nsb+c/256)*144:]
+	// Each sub-block's d·sc and dmin·m, decoded once for the reference.
+	scale, minus := make([]float64, rows*cols/32), make([]float64, rows*cols/32)
+	for b := range scale {
+		blk := w[(b/8)*144:]
 		d := f16to32(binary.LittleEndian.Uint16(blk))
 		dmin := f16to32(binary.LittleEndian.Uint16(blk[2:]))
 		s := blk[4:16]
-		j := (c % 256) / 32
+		j := b % 8
 		var sc, m int
 		if j < 4 {
 			sc, m = int(s[j]&63), int(s[j+4]&63)
@@ -386,16 +393,21 @@ func Q4K(rows, cols int) *Instance {
 			sc = int(s[j+4]&0xf) | int(s[j-4]>>6)<<4
 			m = int(s[j+4]>>4) | int(s[j]>>6)<<4
 		}
-		l := c % 32
-		qb := blk[16+32*(j/2)+l]
+		scale[b], minus[b] = d*float64(sc), dmin*float64(m)
+	}
+	deq := func(row, c int) float64 {
+		blk := w[(row*nsb+c/256)*144:]
+		j := (c % 256) / 32
+		qb := blk[16+32*(j/2)+c%32]
 		q := int(qb & 0xf)
 		if j%2 == 1 {
 			q = int(qb >> 4)
 		}
-		return d*float64(sc)*float64(q) - dmin*float64(m)
+		b := (row*cols + c) / 32
+		return scale[b]*float64(q) - minus[b]
 	}
 	inst := &Instance{
-		File: "matvec_q.loom", Export: "matvec_q4_k", Shape: fmt.Sprintf("%dx%d", rows, cols),
+		File: "matvec_q.loom", Export: export, Shape: fmt.Sprintf("%dx%d", rows, cols),
 		Workload:  []int64{int64(rows), int64(cols)},
 		Args:      []Arg{idx(rows), idx(cols), in(w), in(f32le(x)), out(4 * rows)},
 		Bytes:     float64(len(w) + 4*cols + 4*rows),

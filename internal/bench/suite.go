@@ -71,10 +71,15 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 		{"rmsnorm_f32", "gpu-memory", func() *Instance { return RMSNorm(8192, 4096) }, memoryTargets},
 		{"softmax_f32", "gpu-memory", func() *Instance { return Softmax(8192, 4096) }, memoryTargets},
 		{"rope_f32", "gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
-		{"matvec_q8_0", "gpu-memory", func() *Instance { return Q8_0(4096, 4096) }, memoryTargets},
-		{"matvec_q8_0", "gpu-memory", func() *Instance { return Q8_0(4096, 14336) }, memoryTargets},
-		{"matvec_q4_k", "gpu-memory", func() *Instance { return Q4K(4096, 4096) }, memoryTargets},
-		{"matvec_q4_k", "gpu-memory", func() *Instance { return Q4K(4096, 14336) }, memoryTargets},
+	}
+	for _, export := range []string{"matvec_q8_0", "matvec_q8_0_v2", "matvec_q8_0_v3", "matvec_q4_k", "matvec_q4_k_v2", "matvec_q4_k_v2w", "matvec_q4_k_v3", "matvec_q4_k_v3w"} {
+		mk := Q8_0
+		if strings.HasPrefix(export, "matvec_q4_k") {
+			mk = Q4K
+		}
+		for _, cols := range []int{4096, 14336} {
+			jobs = append(jobs, job{export, "gpu-memory", func() *Instance { return mk(export, 4096, cols) }, memoryTargets})
+		}
 	}
 	var errs []error
 	for _, j := range jobs {
@@ -82,14 +87,20 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 			continue
 		}
 		inst := j.inst()
-		r, err := g.Kernel(j.group, inst, gbs, j.targets)
+		rs, err := g.Kernel(j.group, inst, gbs, j.targets)
 		if err != nil {
-			// One kernel's failure is reported and the rest still run.
+			// One kernel's failure is reported and the rest still run
+			// (with what it measured before failing).
 			errs = append(errs, fmt.Errorf("%s %s: %w", inst.Export, inst.Shape, err))
 			g.logf("%s %s: %v", inst.Export, inst.Shape, err)
+			for _, r := range rs {
+				if len(r.Sides) > 0 {
+					rep.Results = append(rep.Results, r)
+				}
+			}
 			continue
 		}
-		rep.Results = append(rep.Results, r)
+		rep.Results = append(rep.Results, rs...)
 	}
 	return errors.Join(errs...)
 }
