@@ -448,13 +448,114 @@ func lowerLog1p(l *lowering, op *Op) (bool, error) {
 // u = ∞ gives ∞, NaN stays NaN.
 func lowerExpm1(l *lowering, op *Op) (bool, error) {
 	return l.unaryF32(op, func(x *Value) *Value {
+		return l.expm1(x)
+	})
+}
+
+// expm1 is Kahan's e^x − 1 of an f32 value (lowerExpm1).
+func (l *lowering) expm1(x *Value) *Value {
+	t := x.Type
+	one := l.floatConst(t, 1)
+	u := l.un("expf", x)
+	um := l.bin("subf", u, one)
+	v := l.bin("mulf", um, l.bin("divf", x, l.lnOf(u)))
+	v = l.sel(l.cmp("cmpf", "oeq", u, one), x, v)
+	v = l.sel(l.cmp("cmpf", "oeq", um, l.floatConst(t, -1)), um, v)
+	return l.sel(l.cmp("cmpf", "oeq", u, l.f32Bits(t, 0x7f800000)), u, v)
+}
+
+// Cephes atanf's minimax polynomial on [0, tan π/8]: atan t = t + t·z·A(z),
+// z = t²; and π/4 as an f32 plus its remainder.
+var atanCoeffs = []float64{-3.33329491539e-1, 1.99777106478e-1, -1.38776856032e-1, 8.05374449538e-2}
+
+const (
+	quarterPi1  = 0.78539818525314331     // 0x3f490fdb
+	quarterPi2  = -2.1855694143368964e-08 // π/4 − quarterPi1
+	tanEighthPi = 0.41421356237309503     // tan π/8
+)
+
+// lowerAtan rewrites atanf(x) as atan2f(x, 1) and atan2f(y, x) (C's atan2:
+// y first) by atan2Of.
+func lowerAtan(l *lowering, op *Op) (bool, error) {
+	if strings.HasSuffix(op.Name, ".atanf") {
+		return l.unaryF32(op, func(x *Value) *Value { return l.atan2Of(x, l.floatConst(x.Type, 1)) })
+	}
+	xs, err := l.operandValues(op, 2)
+	if err != nil {
+		return true, err
+	}
+	y, ok := l.inF32(xs[0])
+	if !ok {
+		return false, nil
+	}
+	x, _ := l.inF32(xs[1])
+	l.finish(l.outOf(l.atan2Of(y, x), xs[0].Type))
+	return true, nil
+}
+
+// atan2Of is atan2(y, x) in f32: t = min(|y|,|x|)/max(|y|,|x|) in [0, 1]
+// (0 for two zeros, 1 for two infinities, as C's atan2), reduced to
+// |t'| ≤ tan π/8 by t' = (t−1)/(t+1) (k = 1 eighth turn), atan t' by the
+// polynomial p; then the result is k·π/4 + s·p with k and s folded from
+// |y| > |x| (k = 2 − k, s = −1) and x's sign bit (k = 4 − k, s = −s),
+// k·π/4 as hi + lo, and y's sign copied. NaNs propagate through t.
+func (l *lowering) atan2Of(y, x *Value) *Value {
+	t := y.Type
+	zero, one := l.floatConst(t, 0), l.floatConst(t, 1)
+	inf := l.f32Bits(t, 0x7f800000)
+	ay, ax := l.un("absf", y), l.un("absf", x)
+	swap := l.cmp("cmpf", "ogt", ay, ax)
+	mn, mx := l.sel(swap, ax, ay), l.sel(swap, ay, ax)
+	r := l.bin("divf", mn, mx)
+	r = l.sel(l.cmp("cmpf", "oeq", mx, zero), l.sel(l.cmp("cmpf", "oeq", mn, zero), zero, r), r)
+	r = l.sel(l.cmp("cmpf", "oeq", mx, inf), l.sel(l.cmp("cmpf", "oeq", mn, inf), one, r), r)
+	big := l.cmp("cmpf", "ogt", r, l.floatConst(t, tanEighthPi))
+	r = l.sel(big, l.bin("divf", l.bin("subf", r, one), l.bin("addf", r, one)), r)
+	k := l.sel(big, one, zero)
+	z := l.bin("mulf", r, r)
+	a := l.floatConst(t, atanCoeffs[len(atanCoeffs)-1])
+	for i := len(atanCoeffs) - 2; i >= 0; i-- {
+		a = l.fma(a, z, l.floatConst(t, atanCoeffs[i]))
+	}
+	p := l.fma(l.bin("mulf", r, z), a, r)
+	s := one
+	k = l.sel(swap, l.bin("subf", l.floatConst(t, 2), k), k)
+	s = l.sel(swap, l.floatConst(t, -1), s)
+	xneg := l.cmp("cmpf", "olt", l.bin("copysignf", one, x), zero)
+	k = l.sel(xneg, l.bin("subf", l.floatConst(t, 4), k), k)
+	s = l.sel(xneg, l.un("negf", s), s)
+	// k·π/4 = chi + clo (the fma recovers chi's rounding; k ≤ 4 is exact).
+	chi := l.bin("mulf", k, l.floatConst(t, quarterPi1))
+	clo := l.fma(k, l.floatConst(t, quarterPi2), l.fma(k, l.floatConst(t, quarterPi1), l.un("negf", chi)))
+	v := l.bin("addf", chi, l.fma(s, p, clo))
+	return l.bin("copysignf", v, y)
+}
+
+// lowerSinhCosh rewrites sinhf and coshf from e = |x|: sinh by expm1
+// (u = expm1 e, (u + u/(u+1))/2, exact at small e where u = e) with x's
+// sign; cosh as e^e/2 + 1/(2e^e); above |x| = 88, where e^|x| overflows
+// f32 before the result does, both are (h/2)·h with h = e^(|x|/2).
+// NaN stays NaN, ±∞ gives ±∞ (cosh ∞).
+func lowerSinhCosh(l *lowering, op *Op) (bool, error) {
+	sinh := strings.HasSuffix(op.Name, "sinhf")
+	return l.unaryF32(op, func(x *Value) *Value {
 		t := x.Type
-		one := l.floatConst(t, 1)
-		u := l.un("expf", x)
-		um := l.bin("subf", u, one)
-		v := l.bin("mulf", um, l.bin("divf", x, l.lnOf(u)))
-		v = l.sel(l.cmp("cmpf", "oeq", u, one), x, v)
-		v = l.sel(l.cmp("cmpf", "oeq", um, l.floatConst(t, -1)), um, v)
-		return l.sel(l.cmp("cmpf", "oeq", u, l.f32Bits(t, 0x7f800000)), u, v)
+		half := l.floatConst(t, 0.5)
+		ax := l.un("absf", x)
+		h := l.un("expf", l.bin("mulf", ax, half))
+		large := l.bin("mulf", l.bin("mulf", h, half), h)
+		var v *Value
+		if sinh {
+			u := l.expm1(ax)
+			v = l.bin("mulf", half, l.bin("addf", u, l.bin("divf", u, l.bin("addf", u, l.floatConst(t, 1)))))
+		} else {
+			e := l.un("expf", ax)
+			v = l.fma(e, half, l.bin("divf", half, e))
+		}
+		v = l.sel(l.cmp("cmpf", "ogt", ax, l.floatConst(t, 88)), large, v)
+		if sinh {
+			v = l.bin("copysignf", v, x)
+		}
+		return v
 	})
 }

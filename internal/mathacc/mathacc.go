@@ -242,3 +242,41 @@ func Log1pStats(xs, got []float32) (log1p, expm1 float64) {
 	}
 	return log1p, expm1
 }
+
+// AtanInputs are n pairs (x, y) for atan, atan2, sinh and cosh: x
+// log-uniform in magnitude from 2^-30 to 2^30 of either sign, or uniform
+// in [−90, 90] (sinh/cosh up to overflow) and in [−4, 4]; y log-uniform
+// likewise, with either sign.
+func AtanInputs(n int) (xs, ys []float32) {
+	xs, ys = make([]float32, n), make([]float32, n)
+	s := uint32(2463534242)
+	next := func() float64 { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return float64(s) / (1 << 32) }
+	for i := range xs {
+		switch i % 3 {
+		case 0:
+			xs[i] = float32(math.Copysign(math.Exp2(60*next()-30), next()-0.5))
+		case 1:
+			xs[i] = float32(next()*180 - 90)
+		default:
+			xs[i] = float32(next()*8 - 4)
+		}
+		ys[i] = float32(math.Copysign(math.Exp2(60*next()-30), next()-0.5))
+	}
+	return xs, ys
+}
+
+// AtanStats measures got (four results per element: atan x, atan2(x, y),
+// sinh x, cosh x) against float64 over normal finite results: the largest
+// ulp error of each.
+func AtanStats(xs, ys, got []float32) (worst [4]float64) {
+	for i, x := range xs {
+		a, b := float64(x), float64(ys[i])
+		for j, w := range []float64{math.Atan(a), math.Atan2(a, b), math.Sinh(a), math.Cosh(a)} {
+			if math.IsNaN(w) || math.Abs(w) < 0x1p-126 || math.Abs(w) > math.MaxFloat32 {
+				continue
+			}
+			worst[j] = max(worst[j], ULPs(got[4*i+j], w))
+		}
+	}
+	return worst
+}

@@ -115,3 +115,56 @@ func TestLog1pExpm1(t *testing.T) {
 		}
 	}
 }
+
+// TestAtanHyp runs ops_atan_hyp.loom against Go: natively every column is
+// float64 rounded once; through the shared lowering within 4 f32 ulps at
+// max(|result|, 1).
+func TestAtanHyp(t *testing.T) {
+	var xf []float32
+	for x := float32(-2); x < 2; x += 0.00917 {
+		xf = append(xf, x)
+	}
+	xf = append(xf, 0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-20)
+	m := corpus(t, "ops_atan_hyp.loom")
+	for _, shared := range []bool{false, true} {
+		r := compileRun(t, m, "ops_atan_hyp", Options{})
+		if shared {
+			mods, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.k, err = Compile(mods, "ops_atan_hyp", Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := int64(len(xf))
+		out := make([]byte, 4*8*len(xf))
+		r.run(wl(n), idx(n), buf(f32bytes(xf)), buf(out))
+		got := bytesF32(out)
+		for i, x := range xf {
+			a := float64(x)
+			q := float64(x*x - 1)
+			h := float64(x * 20)
+			want := []float64{math.Atan(float64(x * 10)), math.Atan2(a, q), math.Sinh(h), math.Cosh(h),
+				math.Atan(a), math.Atan2(float64(x*-0.5), float64(-x)), math.Sinh(float64(x * -0.5)), math.Cosh(a)}
+			for c, w := range want {
+				g := got[8*i+c]
+				if !shared {
+					if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
+						t.Fatalf("native x=%g column %d: got %g, want %g", x, c, g, float32(w))
+					}
+					continue
+				}
+				if math.IsInf(w, 0) || w != w {
+					if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
+						t.Fatalf("shared x=%g column %d: got %g, want %g", x, c, g, w)
+					}
+					continue
+				}
+				if e := ulpsAtOne(g, w); e > 4 {
+					t.Fatalf("shared x=%g column %d: got %g, want %g (%.2f ulp)", x, c, g, w, e)
+				}
+			}
+		}
+	}
+}

@@ -152,9 +152,10 @@ func (k *Kernel) WorkgroupStorageBytes() int { return k.staticWG }
 
 // nativeOps are the ops the CPU executor computes itself rather than
 // through the shared lowering (loom.Lower): its float64 pow, sin, cos,
-// sin/cos of turns (as Loom folds them), softplus, gelu, log1p and expm1
-// are correctly rounded to f32 where the shared sequences are not, and a
-// clamp, sign or rotate is one step instead of four or five.
+// sin/cos of turns (as Loom folds them), softplus, gelu, log1p, expm1,
+// atan, atan2, sinh and cosh are correctly rounded to f32 where the shared
+// sequences are not, and a clamp, sign or rotate is one step instead of
+// four or five.
 var nativeOps = map[string]bool{
 	"scalar.powf": true, "vector.powf": true, "scalar.sinf": true, "vector.sinf": true,
 	"scalar.cosf": true, "vector.cosf": true, "scalar.clampf": true, "vector.clampf": true,
@@ -163,6 +164,8 @@ var nativeOps = map[string]bool{
 	"scalar.signf": true, "vector.signf": true, "scalar.geluf": true, "vector.geluf": true,
 	"scalar.rotli": true, "scalar.rotri": true, "vector.rotli": true, "vector.rotri": true,
 	"scalar.log1pf": true, "vector.log1pf": true, "scalar.expm1f": true, "vector.expm1f": true,
+	"scalar.atanf": true, "vector.atanf": true, "scalar.atan2f": true, "vector.atan2f": true,
+	"scalar.sinhf": true, "vector.sinhf": true, "scalar.coshf": true, "vector.coshf": true,
 }
 
 // Compile prepares the kernel exported as export (looked up among mods,

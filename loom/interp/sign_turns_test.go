@@ -211,3 +211,35 @@ func TestSharedLog1pExpm1Accuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedAtanHypAccuracy measures the shared atanf, atan2f, sinhf and
+// coshf with exactly rounded steps against float64 (bounds in
+// docs/LOOM.md; -v logs the numbers) and checks their special values.
+func TestSharedAtanHypAccuracy(t *testing.T) {
+	const n = 1 << 15
+	xs, ys := mathacc.AtanInputs(n)
+	w := mathacc.AtanStats(xs, ys, sharedKernelResults(t, "acc_atan", xs, ys))
+	t.Logf("atanf %.2f, atan2f %.2f, sinhf %.2f, coshf %.2f ulp", w[0], w[1], w[2], w[3])
+	for j, b := range []float64{3, 3, 4, 3} {
+		if w[j] > b {
+			t.Errorf("result %d: %.2f ulp above %g", j, w[j], b)
+		}
+	}
+	inf, nan, nz := float32(math.Inf(1)), float32(math.NaN()), float32(math.Copysign(0, -1))
+	sx := []float32{0, nz, 0, nz, 0, nz, 1, -1, inf, -inf, inf, -inf, inf, nan, 1, 100, -100, 1e-30, 89, -89.4}
+	sy := []float32{0, 0, nz, nz, 1, -1, 0, nz, inf, inf, -inf, -inf, 1, 1, nan, -inf, inf, -1, 1, 1}
+	g := sharedKernelResults(t, "acc_atan", sx, sy)
+	for i, x := range sx {
+		a, b := float64(x), float64(sy[i])
+		for k, w := range []float64{math.Atan(a), math.Atan2(a, b), math.Sinh(a), math.Cosh(a)} {
+			gk := g[4*i+k]
+			if gk != gk || w != w || math.IsInf(w, 0) || w == 0 || float32(w) == 0 {
+				if math.Float32bits(gk) != math.Float32bits(float32(w)) && !(gk != gk && w != w) {
+					t.Errorf("x = %g, y = %g result %d: got %g, want %g", x, sy[i], k, gk, float32(w))
+				}
+			} else if e := mathacc.ULPs(gk, w); e > 4 {
+				t.Errorf("x = %g, y = %g result %d: got %g, want %g (%.2f ulp)", x, sy[i], k, gk, float32(w), e)
+			}
+		}
+	}
+}

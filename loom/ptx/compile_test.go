@@ -178,7 +178,8 @@ func FuzzCompile(f *testing.F) {
 		"../testdata/block_quant.loom",
 		// Index shifts and rotates over 64 bits; signs, turns, softplus, gelu.
 		"../testdata/index_shift64.loom", "../testdata/ops_sign_turns.loom", "../testdata/ops_gelu.loom",
-		"../testdata/ops_rotate.loom", "../testdata/ops_log1p_expm1.loom"} {
+		"../testdata/ops_rotate.loom", "../testdata/ops_log1p_expm1.loom",
+		"../testdata/ops_atan_hyp.loom"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

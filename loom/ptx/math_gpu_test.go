@@ -158,3 +158,20 @@ func TestGPUSharedLog1pExpm1Accuracy(t *testing.T) {
 		t.Errorf("GPU log1pf %.2f ulp (bound 4) / expm1f %.2f ulp (bound 6)", lw, ew)
 	}
 }
+
+// TestGPUSharedAtanHypAccuracy measures the shared atanf, atan2f, sinhf
+// and coshf on the device against float64 (mathacc.AtanStats): atan and
+// atan2 use only exact operations (bound 3 ulp), sinh and cosh PTX's
+// expf (≤ 3 ulp; bound 8).
+func TestGPUSharedAtanHypAccuracy(t *testing.T) {
+	run := accuracyRunner(t, "acc_atan")
+	const n = 1 << 18
+	xs, ys := mathacc.AtanInputs(n)
+	w := mathacc.AtanStats(xs, ys, run(xs, ys))
+	t.Logf("GPU atanf %.2f, atan2f %.2f, sinhf %.2f, coshf %.2f ulp", w[0], w[1], w[2], w[3])
+	for j, b := range []float64{3, 3, 8, 8} {
+		if w[j] > b {
+			t.Errorf("GPU result %d: %.2f ulp above %g", j, w[j], b)
+		}
+	}
+}
