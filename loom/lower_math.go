@@ -430,16 +430,21 @@ func (l *lowering) lnOf(w *Value) *Value {
 // log2Pos. x = −1 gives −∞, x < −1 NaN, +∞ ∞, NaN NaN.
 func lowerLog1p(l *lowering, op *Op) (bool, error) {
 	return l.unaryF32(op, func(x *Value) *Value {
-		t := x.Type
-		zero, one := l.floatConst(t, 0), l.floatConst(t, 1)
-		w := l.bin("addf", one, x)
-		d := l.bin("subf", w, one)
-		v := l.bin("mulf", l.lnOf(w), l.bin("divf", x, d))
-		v = l.sel(l.cmp("cmpf", "oeq", d, zero), x, v)
-		v = l.sel(l.cmp("cmpf", "oeq", x, l.floatConst(t, -1)), l.f32Bits(t, 0xff800000), v)
-		v = l.sel(l.cmp("cmpf", "olt", w, zero), l.f32Bits(t, 0x7fc00000), v)
-		return l.sel(l.cmp("cmpf", "oeq", x, l.f32Bits(t, 0x7f800000)), x, v)
+		return l.log1p(x)
 	})
+}
+
+// log1p is ln(1 + x) of an f32 value (lowerLog1p).
+func (l *lowering) log1p(x *Value) *Value {
+	t := x.Type
+	zero, one := l.floatConst(t, 0), l.floatConst(t, 1)
+	w := l.bin("addf", one, x)
+	d := l.bin("subf", w, one)
+	v := l.bin("mulf", l.lnOf(w), l.bin("divf", x, d))
+	v = l.sel(l.cmp("cmpf", "oeq", d, zero), x, v)
+	v = l.sel(l.cmp("cmpf", "oeq", x, l.floatConst(t, -1)), l.f32Bits(t, 0xff800000), v)
+	v = l.sel(l.cmp("cmpf", "olt", w, zero), l.f32Bits(t, 0x7fc00000), v)
+	return l.sel(l.cmp("cmpf", "oeq", x, l.f32Bits(t, 0x7f800000)), x, v)
 }
 
 // lowerExpm1 rewrites expm1f by Kahan's formula: u = expf(x), then
@@ -557,5 +562,143 @@ func lowerSinhCosh(l *lowering, op *Op) (bool, error) {
 			v = l.bin("copysignf", v, x)
 		}
 		return v
+	})
+}
+
+// lowerTan rewrites tanf as sin r / cos r of sinf/cosf's reduction (the
+// quadrant polynomials, each chosen and signed by k): both are accurate
+// relatively, so the quotient adds one rounding. tan(−0) is −0, ±∞ and
+// NaN give NaN.
+func lowerTan(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		k := l.un("roundevenf", l.bin("mulf", x, l.floatConst(t, 2/math.Pi)))
+		r := l.fma(k, l.floatConst(t, -halfPi1), x)
+		r = l.fma(k, l.floatConst(t, -halfPi2), r)
+		r = l.fma(k, l.floatConst(t, -halfPi3), r)
+		s, _ := l.quadrant(x, k, r, nil, true)
+		c, _ := l.quadrant(x, k, r, nil, false)
+		return l.bin("divf", s, c)
+	})
+}
+
+// Cephes asinf's polynomial: asin t = t + t·z·B(z), z = t², |t| ≤ ½.
+var asinCoeffs = []float64{1.6666752422e-1, 7.4953002686e-2, 4.5470025998e-2, 2.4181311049e-2, 4.2163199048e-2}
+
+// lowerAsinAcos rewrites asinf and acosf: a = |x|; at most ½, p = asin a
+// by the polynomial; above, p = asin √((1 − a)/2) (1 − a exact), and
+// asin a = π/2 − 2p, acos a = 2p. asin copies x's sign; acos x is
+// π/2 − asin x at most ½, π − 2p for x < −½. π/2 and π are hi + lo.
+// |x| > 1 gives NaN (through the square root), NaN stays NaN.
+func lowerAsinAcos(l *lowering, op *Op) (bool, error) {
+	asin := strings.HasSuffix(op.Name, "asinf")
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		half := l.floatConst(t, 0.5)
+		a := l.un("absf", x)
+		far := l.cmp("cmpf", "ogt", a, half)
+		zf := l.bin("mulf", half, l.bin("subf", l.floatConst(t, 1), a))
+		tt := l.sel(far, l.un("sqrtf", zf), a)
+		z := l.sel(far, zf, l.bin("mulf", a, a))
+		b := l.floatConst(t, asinCoeffs[len(asinCoeffs)-1])
+		for i := len(asinCoeffs) - 2; i >= 0; i-- {
+			b = l.fma(b, z, l.floatConst(t, asinCoeffs[i]))
+		}
+		p := l.fma(l.bin("mulf", tt, z), b, tt)
+		p2 := l.bin("mulf", p, l.floatConst(t, -2))
+		hp1, hp2 := l.floatConst(t, halfPi1), l.floatConst(t, halfPi2)
+		if asin {
+			v := l.sel(far, l.bin("addf", hp1, l.bin("addf", hp2, p2)), p)
+			return l.bin("copysignf", v, x)
+		}
+		sp := l.bin("copysignf", p, x)
+		near := l.bin("addf", hp1, l.bin("subf", hp2, sp))
+		neg := l.bin("addf", l.floatConst(t, 2*halfPi1), l.bin("addf", l.floatConst(t, 2*halfPi2), p2))
+		farv := l.sel(l.cmp("cmpf", "olt", x, l.floatConst(t, 0)), neg, l.un("negf", p2))
+		return l.sel(far, farv, near)
+	})
+}
+
+// lowerInvHyp rewrites asinhf, acoshf and atanhf through the shared log1p:
+// asinh a = log1p(a + a²/(1 + √(1 + a²))), acosh x = log1p(u + √(2u + u²))
+// with u = x − 1, both ln a + ln 2 above 2^12 (where the rest is below
+// f32's rounding); atanh a = ½·log1p(2a/(1 − a)). asinh and atanh take
+// a = |x| and copy x's sign; acosh below 1 is NaN. Infinities and NaN
+// follow log1p (atanh ±1 is ±∞, beyond NaN).
+func lowerInvHyp(l *lowering, op *Op) (bool, error) {
+	name := op.Name[strings.LastIndexByte(op.Name, '.')+1:]
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		one := l.floatConst(t, 1)
+		a := l.un("absf", x)
+		if name == "atanhf" {
+			w := l.bin("divf", l.bin("addf", a, a), l.bin("subf", one, a))
+			return l.bin("copysignf", l.bin("mulf", l.floatConst(t, 0.5), l.log1p(w)), x)
+		}
+		if name == "acoshf" {
+			a = x
+		}
+		big := l.cmp("cmpf", "ogt", a, l.floatConst(t, 4096))
+		lg := l.bin("addf", l.lnOf(a), l.floatConst(t, math.Ln2))
+		var v *Value
+		if name == "asinhf" {
+			a2 := l.bin("mulf", a, a)
+			s := l.bin("addf", one, l.un("sqrtf", l.bin("addf", one, a2)))
+			v = l.bin("copysignf", l.sel(big, lg, l.log1p(l.bin("addf", a, l.bin("divf", a2, s)))), x)
+		} else {
+			u := l.bin("subf", x, one)
+			r := l.un("sqrtf", l.fma(u, u, l.bin("addf", u, u)))
+			v = l.sel(big, lg, l.log1p(l.bin("addf", u, r)))
+			v = l.sel(l.cmp("cmpf", "olt", x, one), l.f32Bits(t, 0x7fc00000), v)
+		}
+		return v
+	})
+}
+
+// lowerCbrt rewrites cbrtf: y = 2^(log2|x|/3) (log2 from the bits, as in
+// powf, subnormals included), two Newton steps y += (a/y² − y)/3, x's
+// sign; ±0, ±∞ and NaN are returned as they are.
+func lowerCbrt(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		a := l.un("absf", x)
+		lh, _ := l.log2Pos(a)
+		y := l.un("exp2f", l.bin("mulf", lh, l.floatConst(t, 1.0/3)))
+		for range 2 {
+			y = l.fma(l.bin("subf", l.bin("divf", a, l.bin("mulf", y, y)), y), l.floatConst(t, 1.0/3), y)
+		}
+		v := l.bin("copysignf", y, x)
+		keep := l.cmp("cmpf", "oeq", a, l.floatConst(t, 0))
+		v = l.sel(keep, x, v)
+		v = l.sel(l.cmp("cmpf", "oeq", a, l.f32Bits(t, 0x7f800000)), x, v)
+		return l.sel(l.cmp("cmpf", "uno", x, x), x, v)
+	})
+}
+
+// erfcCoeffs is Numerical Recipes' erfcc fit: erfc z = t·e^(−z² + Q(t)),
+// t = 1/(1 + z/2), fractional error below 1.2e-7 for every z ≥ 0.
+var erfcCoeffs = []float64{-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
+	0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277}
+
+// lowerErfc rewrites erfcf by erfcCoeffs with z = |x|: e^(−z²) is taken
+// as e^(−hi)·e^(Q − lo) with z² = hi + lo (an fma), so the large exponent
+// stays exact; x < 0 gives 2 − erfc|x|. Beyond |x| = 10 the result is 0
+// (or 2); NaN stays NaN.
+func lowerErfc(l *lowering, op *Op) (bool, error) {
+	return l.unaryF32(op, func(x *Value) *Value {
+		t := x.Type
+		one, two := l.floatConst(t, 1), l.floatConst(t, 2)
+		z := l.un("absf", x)
+		tt := l.bin("divf", one, l.fma(z, l.floatConst(t, 0.5), one))
+		q := l.floatConst(t, erfcCoeffs[len(erfcCoeffs)-1])
+		for i := len(erfcCoeffs) - 2; i >= 0; i-- {
+			q = l.fma(q, tt, l.floatConst(t, erfcCoeffs[i]))
+		}
+		hi := l.bin("mulf", z, z)
+		lo := l.fma(z, z, l.un("negf", hi))
+		e := l.bin("mulf", l.un("expf", l.un("negf", hi)), l.un("expf", l.bin("subf", q, lo)))
+		v := l.bin("mulf", tt, e)
+		v = l.sel(l.cmp("cmpf", "ogt", z, l.floatConst(t, 10)), l.floatConst(t, 0), v)
+		return l.sel(l.cmp("cmpf", "olt", x, l.floatConst(t, 0)), l.bin("subf", two, v), v)
 	})
 }

@@ -46,12 +46,16 @@ func (a Accuracy) Exact() bool { return a.ULPs == 0 }
 // its accuracy was measured at; sinturnsf/costurnsf 2 and softplusf 6
 // (the shared lowering's bounds, LOOM.md §11.1); geluf 9, erff's and
 // tanhf's, on which its shared form is built; atanf/atan2f 3 and
-// sinhf/coshf 8 (shared forms; sinh/cosh on PTX's expf).
+// sinhf/coshf 8 (shared forms; sinh/cosh on PTX's expf); tanf, asinf,
+// acosf, asinhf, acoshf, atanhf, cbrtf their CPU-measured bounds (exact
+// steps only, cbrt's Newton steps undo ex2.approx), erfcf 14 (8 + two
+// PTX expf).
 var opBounds = map[string]float64{
 	"exp2f": 2, "expf": 3, "logf": 2, "log2f": 2, "log10f": 2, "rsqrtf": 1,
 	"tanhf": 9, "erff": 9, "logisticf": 4, "siluf": 4,
 	"sinf": 4, "cosf": 4, "powf": 24, "sinturnsf": 2, "costurnsf": 2, "softplusf": 6, "geluf": 9,
 	"log1pf": 4, "expm1f": 6, "atanf": 3, "atan2f": 3, "sinhf": 8, "coshf": 8,
+	"tanf": 4, "asinf": 3, "acosf": 3, "erfcf": 14, "asinhf": 4, "acoshf": 4, "atanhf": 5, "cbrtf": 2,
 }
 
 // Composition allowance: a kernel composes a few approximate ops, each

@@ -280,3 +280,51 @@ func AtanStats(xs, ys, got []float32) (worst [4]float64) {
 	}
 	return worst
 }
+
+// LibmInputs are n pairs (x, y) for the libm probes (acc_libm1/2): x
+// log-uniform in magnitude from 2^-30 to 2^60 or to 2^14, or uniform in
+// [−12, 12], either sign; y in [−1, 1]: uniform, within 2^-20…2^-1 of ±1,
+// or log-uniform down to 2^-30.
+func LibmInputs(n int) (xs, ys []float32) {
+	xs, ys = make([]float32, n), make([]float32, n)
+	s := uint32(1013904223)
+	next := func() float64 { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return float64(s) / (1 << 32) }
+	sign := func() float64 { return math.Copysign(1, next()-0.5) }
+	for i := range xs {
+		switch i % 3 {
+		case 0:
+			xs[i] = float32(sign() * math.Exp2(90*next()-30))
+			ys[i] = float32(next()*2 - 1)
+		case 1:
+			xs[i] = float32(sign() * math.Exp2(44*next()-30))
+			ys[i] = float32(sign() * (1 - math.Exp2(-1-19*next())))
+		default:
+			xs[i] = float32(next()*24 - 12)
+			ys[i] = float32(sign() * math.Exp2(-30*next()))
+		}
+	}
+	return xs, ys
+}
+
+// LibmStats measures acc_libm1 (tan x, asin y, acos y, erfc x) or, with
+// second, acc_libm2 (asinh x, acosh x, atanh y, cbrt x) results against
+// float64 over normal finite results (tan where |x| ≤ 2^14, sinf's
+// reduction range): the largest ulp error of each.
+func LibmStats(xs, ys, got []float32, second bool) (worst [4]float64) {
+	for i := range xs {
+		x, y := float64(xs[i]), float64(ys[i])
+		want := []float64{math.Tan(x), math.Asin(y), math.Acos(y), math.Erfc(x)}
+		if second {
+			want = []float64{math.Asinh(x), math.Acosh(x), math.Atanh(y), math.Cbrt(x)}
+		} else if math.Abs(x) > 0x1p14 {
+			want[0] = math.NaN()
+		}
+		for j, w := range want {
+			if math.IsNaN(w) || math.Abs(w) < 0x1p-126 || math.Abs(w) > math.MaxFloat32 {
+				continue
+			}
+			worst[j] = max(worst[j], ULPs(got[4*i+j], w))
+		}
+	}
+	return worst
+}

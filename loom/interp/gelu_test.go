@@ -168,3 +168,52 @@ func TestAtanHyp(t *testing.T) {
 		}
 	}
 }
+
+// TestLibm runs ops_libm.loom against Go: natively every column is float64
+// rounded once; through the shared lowering within 8 f32 ulps at
+// max(|result|, 1) (erfc's bound; the others are tighter,
+// TestSharedLibmAccuracy), infinities and NaNs exact.
+func TestLibm(t *testing.T) {
+	var xf []float32
+	for x := float32(-2); x < 2; x += 0.00917 {
+		xf = append(xf, x)
+	}
+	xf = append(xf, 0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-20)
+	m := corpus(t, "ops_libm.loom")
+	for _, shared := range []bool{false, true} {
+		r := compileRun(t, m, "ops_libm", Options{})
+		if shared {
+			mods, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.k, err = Compile(mods, "ops_libm", Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := int64(len(xf))
+		out := make([]byte, 4*16*len(xf))
+		r.run(wl(n), idx(n), buf(f32bytes(xf)), buf(out))
+		got := bytesF32(out)
+		for i, x := range xf {
+			f := func(v float32) float64 { return float64(v) }
+			xh, xq := x*0.5, x*-0.25
+			want := []float64{math.Tan(f(x)), math.Asin(f(xh)), math.Acos(f(xh)), math.Erfc(f(x * 2)),
+				math.Asinh(f(x * 50)), math.Acosh(f(float32(math.FMA(f(x*x), 20, 1)))), math.Atanh(f(x * 0.499)), math.Cbrt(f(x * 1000)),
+				math.Tan(f(xh)), math.Asin(f(xq)), math.Acos(f(xh)), math.Erfc(f(xq)),
+				math.Asinh(f(xh)), math.Acosh(3.5), math.Atanh(f(xh)), math.Cbrt(f(xq))}
+			for c, w := range want {
+				g := got[16*i+c]
+				if !shared || math.IsInf(w, 0) || w != w {
+					if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
+						t.Fatalf("shared %v x=%g column %d: got %g, want %g", shared, x, c, g, float32(w))
+					}
+					continue
+				}
+				if e := ulpsAtOne(g, w); e > 8 {
+					t.Fatalf("shared x=%g column %d: got %g, want %g (%.2f ulp)", x, c, g, w, e)
+				}
+			}
+		}
+	}
+}

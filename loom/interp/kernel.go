@@ -153,7 +153,7 @@ func (k *Kernel) WorkgroupStorageBytes() int { return k.staticWG }
 // nativeOps are the ops the CPU executor computes itself rather than
 // through the shared lowering (loom.Lower): its float64 pow, sin, cos,
 // sin/cos of turns (as Loom folds them), softplus, gelu, log1p, expm1,
-// atan, atan2, sinh and cosh are correctly rounded to f32 where the shared
+// atan, atan2, sinh, cosh and the other libm functions are correctly rounded to f32 where the shared
 // sequences are not, and a clamp, sign or rotate is one step instead of
 // four or five.
 var nativeOps = map[string]bool{
@@ -166,6 +166,10 @@ var nativeOps = map[string]bool{
 	"scalar.log1pf": true, "vector.log1pf": true, "scalar.expm1f": true, "vector.expm1f": true,
 	"scalar.atanf": true, "vector.atanf": true, "scalar.atan2f": true, "vector.atan2f": true,
 	"scalar.sinhf": true, "vector.sinhf": true, "scalar.coshf": true, "vector.coshf": true,
+	"scalar.tanf": true, "vector.tanf": true, "scalar.asinf": true, "vector.asinf": true,
+	"scalar.acosf": true, "vector.acosf": true, "scalar.asinhf": true, "vector.asinhf": true,
+	"scalar.acoshf": true, "vector.acoshf": true, "scalar.atanhf": true, "vector.atanhf": true,
+	"scalar.cbrtf": true, "vector.cbrtf": true, "scalar.erfcf": true, "vector.erfcf": true,
 }
 
 // Compile prepares the kernel exported as export (looked up among mods,

@@ -243,3 +243,45 @@ func TestSharedAtanHypAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedLibmAccuracy measures the shared tanf, asinf, acosf, erfcf,
+// asinhf, acoshf, atanhf and cbrtf with exactly rounded steps against
+// float64 (bounds in docs/LOOM.md; -v logs the numbers) and checks their
+// special values exactly.
+func TestSharedLibmAccuracy(t *testing.T) {
+	const n = 1 << 15
+	xs, ys := mathacc.LibmInputs(n)
+	names := [2][4]string{{"tanf", "asinf", "acosf", "erfcf"}, {"asinhf", "acoshf", "atanhf", "cbrtf"}}
+	bounds := [2][4]float64{{4, 3, 3, 8}, {4, 4, 5, 2}}
+	for p, export := range []string{"acc_libm1", "acc_libm2"} {
+		w := mathacc.LibmStats(xs, ys, sharedKernelResults(t, export, xs, ys), p == 1)
+		for j, name := range names[p] {
+			t.Logf("%s: max %.2f ulp", name, w[j])
+			if w[j] > bounds[p][j] {
+				t.Errorf("%s: %.2f ulp above %g", name, w[j], bounds[p][j])
+			}
+		}
+	}
+	inf, nan, nz := float32(math.Inf(1)), float32(math.NaN()), float32(math.Copysign(0, -1))
+	sp := []float32{0, nz, 1, -1, 2, -2, 0.5, -0.5, inf, -inf, nan, 1e-30, -1e-30, 20, -20}
+	for p, export := range []string{"acc_libm1", "acc_libm2"} {
+		g := sharedKernelResults(t, export, sp, sp)
+		for i, x := range sp {
+			a := float64(x)
+			want := []float64{math.Tan(a), math.Asin(a), math.Acos(a), math.Erfc(a)}
+			if p == 1 {
+				want = []float64{math.Asinh(a), math.Acosh(a), math.Atanh(a), math.Cbrt(a)}
+			}
+			for k, w := range want {
+				gk := g[4*i+k]
+				if gk != gk || w != w || math.IsInf(w, 0) || float32(w) == 0 {
+					if math.Float32bits(gk) != math.Float32bits(float32(w)) && !(gk != gk && w != w) {
+						t.Errorf("%s(%g): got %g, want %g", names[p][k], x, gk, float32(w))
+					}
+				} else if e := mathacc.ULPs(gk, w); e > 8 {
+					t.Errorf("%s(%g): got %g, want %g (%.2f ulp)", names[p][k], x, gk, float32(w), e)
+				}
+			}
+		}
+	}
+}

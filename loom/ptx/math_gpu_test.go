@@ -175,3 +175,25 @@ func TestGPUSharedAtanHypAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUSharedLibmAccuracy measures the shared tanf, asinf, acosf, erfcf,
+// asinhf, acoshf, atanhf and cbrtf on the device against float64
+// (mathacc.LibmStats): the CPU-measured bounds where the sequence uses only
+// exact operations (cbrt's Newton steps undo ex2.approx), erfcf 14 (two
+// PTX expf).
+func TestGPUSharedLibmAccuracy(t *testing.T) {
+	const n = 1 << 18
+	xs, ys := mathacc.LibmInputs(n)
+	names := [2][4]string{{"tanf", "asinf", "acosf", "erfcf"}, {"asinhf", "acoshf", "atanhf", "cbrtf"}}
+	bounds := [2][4]float64{{4, 3, 3, 14}, {4, 4, 5, 2}}
+	for p, export := range []string{"acc_libm1", "acc_libm2"} {
+		run := accuracyRunner(t, export)
+		w := mathacc.LibmStats(xs, ys, run(xs, ys), p == 1)
+		for j, name := range names[p] {
+			t.Logf("GPU %s: max %.2f ulp", name, w[j])
+			if w[j] > bounds[p][j] {
+				t.Errorf("GPU %s: %.2f ulp above %g", name, w[j], bounds[p][j])
+			}
+		}
+	}
+}
