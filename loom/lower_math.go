@@ -174,10 +174,7 @@ func (l *lowering) log2Pos(x *Value) (hi, lo *Value) {
 	one := l.floatConst(t, 1)
 	u := l.bin("divf", l.bin("subf", m, one), l.bin("addf", m, one))
 	u2 := l.bin("mulf", u, u)
-	p := l.floatConst(t, log2Coeffs[len(log2Coeffs)-1])
-	for k := len(log2Coeffs) - 2; k >= 0; k-- {
-		p = l.fma(p, u2, l.floatConst(t, log2Coeffs[k]))
-	}
+	p := l.horner(u2, log2Coeffs)
 	hi = l.fma(u, p, ef) // e + u·P(u²), rounded once
 	// The rounding error of hi (e − hi is exact: Sterbenz, or hi alone
 	// when e = 0).
@@ -208,29 +205,56 @@ var (
 // signed by k mod 4. NaN and ±∞ give NaN through r.
 func lowerSinCos(l *lowering, op *Op) (bool, error) {
 	return l.unaryF32(op, func(x *Value) *Value {
-		t := x.Type
-		k := l.un("roundevenf", l.bin("mulf", x, l.floatConst(t, 2/math.Pi)))
-		r := l.fma(k, l.floatConst(t, -halfPi1), x)
-		r = l.fma(k, l.floatConst(t, -halfPi2), r)
-		r = l.fma(k, l.floatConst(t, -halfPi3), r)
+		k, r := l.reduceHalfPi(x)
 		v, _ := l.quadrant(x, k, r, nil, strings.HasSuffix(op.Name, "sinf"))
 		return v
 	})
+}
+
+// reduceHalfPi is k = roundeven(x·2/π) and r = x − k·π/2 by three fused
+// steps (Cody–Waite).
+func (l *lowering) reduceHalfPi(x *Value) (k, r *Value) {
+	t := x.Type
+	k = l.un("roundevenf", l.bin("mulf", x, l.floatConst(t, 2/math.Pi)))
+	r = l.fma(k, l.floatConst(t, -halfPi1), x)
+	r = l.fma(k, l.floatConst(t, -halfPi2), r)
+	r = l.fma(k, l.floatConst(t, -halfPi3), r)
+	return k, r
+}
+
+// horner is Σ c[i]·z^i by fused steps from the highest coefficient.
+func (l *lowering) horner(z *Value, c []float64) *Value {
+	p := l.floatConst(z.Type, c[len(c)-1])
+	for i := len(c) - 2; i >= 0; i-- {
+		p = l.fma(p, z, l.floatConst(z.Type, c[i]))
+	}
+	return p
 }
 
 // unaryF32 rewrites a lane-wise float op of one operand by f on its f32
 // form (f16/bf16 extended, the result rounded back once); f64 is left to
 // the backends.
 func (l *lowering) unaryF32(op *Op, f func(x *Value) *Value) (bool, error) {
-	xs, err := l.operandValues(op, 1)
+	return l.lanesF32(op, 1, func(x []*Value) *Value { return f(x[0]) })
+}
+
+// lanesF32 is unaryF32 for an op of n float operands of one type.
+func (l *lowering) lanesF32(op *Op, n int, f func(x []*Value) *Value) (bool, error) {
+	xs, err := l.operandValues(op, n)
 	if err != nil {
 		return true, err
 	}
-	x, ok := l.inF32(xs[0])
-	if !ok {
-		return false, nil
+	start := len(l.out)
+	in := make([]*Value, n)
+	for i, x := range xs {
+		v, ok := l.inF32(x)
+		if !ok {
+			l.out = l.out[:start]
+			return false, nil
+		}
+		in[i] = v
 	}
-	l.finish(l.outOf(f(x), xs[0].Type))
+	l.finish(l.outOf(f(in), xs[0].Type))
 	return true, nil
 }
 
@@ -241,23 +265,16 @@ func (l *lowering) unaryF32(op *Op, f func(x *Value) *Value) (bool, error) {
 func (l *lowering) quadrant(x, k, r, rl *Value, sin bool) (v, q *Value) {
 	t := x.Type
 	z := l.bin("mulf", r, r)
-	horner := func(c []float64) *Value {
-		p := l.floatConst(t, c[len(c)-1])
-		for i := len(c) - 2; i >= 0; i-- {
-			p = l.fma(p, z, l.floatConst(t, c[i]))
-		}
-		return p
-	}
 	// sin r = r + r·z·S(z); cos r = 1 − z/2 + z²·C(z); with rl,
 	// sin(r + rl) ≈ sin r + rl and cos(r + rl) ≈ cos r − r·rl.
 	var s, c *Value
 	if rl == nil {
-		s = l.fma(l.bin("mulf", r, z), horner(sinCoeffs), r)
-		c = l.fma(l.bin("mulf", z, z), horner(cosCoeffs), l.fma(z, l.floatConst(t, -0.5), l.floatConst(t, 1)))
+		s = l.fma(l.bin("mulf", r, z), l.horner(z, sinCoeffs), r)
+		c = l.fma(l.bin("mulf", z, z), l.horner(z, cosCoeffs), l.fma(z, l.floatConst(t, -0.5), l.floatConst(t, 1)))
 	} else {
-		s = l.bin("addf", r, l.fma(l.bin("mulf", r, z), horner(sinCoeffs), rl))
+		s = l.bin("addf", r, l.fma(l.bin("mulf", r, z), l.horner(z, sinCoeffs), rl))
 		c = l.fma(l.un("negf", r), rl, l.fma(z, l.floatConst(t, -0.5), l.floatConst(t, 1)))
-		c = l.fma(l.bin("mulf", z, z), horner(cosCoeffs), c)
+		c = l.fma(l.bin("mulf", z, z), l.horner(z, cosCoeffs), c)
 	}
 	// q = k mod 4 in floats (exact: k is an integer below 2^26 wherever
 	// the result means anything).
@@ -485,17 +502,7 @@ func lowerAtan(l *lowering, op *Op) (bool, error) {
 	if strings.HasSuffix(op.Name, ".atanf") {
 		return l.unaryF32(op, func(x *Value) *Value { return l.atan2Of(x, l.floatConst(x.Type, 1)) })
 	}
-	xs, err := l.operandValues(op, 2)
-	if err != nil {
-		return true, err
-	}
-	y, ok := l.inF32(xs[0])
-	if !ok {
-		return false, nil
-	}
-	x, _ := l.inF32(xs[1])
-	l.finish(l.outOf(l.atan2Of(y, x), xs[0].Type))
-	return true, nil
+	return l.lanesF32(op, 2, func(x []*Value) *Value { return l.atan2Of(x[0], x[1]) })
 }
 
 // atan2Of is atan2(y, x) in f32: t = min(|y|,|x|)/max(|y|,|x|) in [0, 1]
@@ -518,10 +525,7 @@ func (l *lowering) atan2Of(y, x *Value) *Value {
 	r = l.sel(big, l.bin("divf", l.bin("subf", r, one), l.bin("addf", r, one)), r)
 	k := l.sel(big, one, zero)
 	z := l.bin("mulf", r, r)
-	a := l.floatConst(t, atanCoeffs[len(atanCoeffs)-1])
-	for i := len(atanCoeffs) - 2; i >= 0; i-- {
-		a = l.fma(a, z, l.floatConst(t, atanCoeffs[i]))
-	}
+	a := l.horner(z, atanCoeffs)
 	p := l.fma(l.bin("mulf", r, z), a, r)
 	s := one
 	k = l.sel(swap, l.bin("subf", l.floatConst(t, 2), k), k)
@@ -571,11 +575,7 @@ func lowerSinhCosh(l *lowering, op *Op) (bool, error) {
 // NaN give NaN.
 func lowerTan(l *lowering, op *Op) (bool, error) {
 	return l.unaryF32(op, func(x *Value) *Value {
-		t := x.Type
-		k := l.un("roundevenf", l.bin("mulf", x, l.floatConst(t, 2/math.Pi)))
-		r := l.fma(k, l.floatConst(t, -halfPi1), x)
-		r = l.fma(k, l.floatConst(t, -halfPi2), r)
-		r = l.fma(k, l.floatConst(t, -halfPi3), r)
+		k, r := l.reduceHalfPi(x)
 		s, _ := l.quadrant(x, k, r, nil, true)
 		c, _ := l.quadrant(x, k, r, nil, false)
 		return l.bin("divf", s, c)
@@ -600,10 +600,7 @@ func lowerAsinAcos(l *lowering, op *Op) (bool, error) {
 		zf := l.bin("mulf", half, l.bin("subf", l.floatConst(t, 1), a))
 		tt := l.sel(far, l.un("sqrtf", zf), a)
 		z := l.sel(far, zf, l.bin("mulf", a, a))
-		b := l.floatConst(t, asinCoeffs[len(asinCoeffs)-1])
-		for i := len(asinCoeffs) - 2; i >= 0; i-- {
-			b = l.fma(b, z, l.floatConst(t, asinCoeffs[i]))
-		}
+		b := l.horner(z, asinCoeffs)
 		p := l.fma(l.bin("mulf", tt, z), b, tt)
 		p2 := l.bin("mulf", p, l.floatConst(t, -2))
 		hp1, hp2 := l.floatConst(t, halfPi1), l.floatConst(t, halfPi2)
@@ -690,10 +687,7 @@ func lowerErfc(l *lowering, op *Op) (bool, error) {
 		one, two := l.floatConst(t, 1), l.floatConst(t, 2)
 		z := l.un("absf", x)
 		tt := l.bin("divf", one, l.fma(z, l.floatConst(t, 0.5), one))
-		q := l.floatConst(t, erfcCoeffs[len(erfcCoeffs)-1])
-		for i := len(erfcCoeffs) - 2; i >= 0; i-- {
-			q = l.fma(q, tt, l.floatConst(t, erfcCoeffs[i]))
-		}
+		q := l.horner(tt, erfcCoeffs)
 		hi := l.bin("mulf", z, z)
 		lo := l.fma(z, z, l.un("negf", hi))
 		e := l.bin("mulf", l.un("expf", l.un("negf", hi)), l.un("expf", l.bin("subf", q, lo)))

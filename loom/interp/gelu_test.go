@@ -80,22 +80,8 @@ func TestLog1pExpm1(t *testing.T) {
 		xf = append(xf, x)
 	}
 	xf = append(xf, 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-20)
-	m := corpus(t, "ops_log1p_expm1.loom")
 	for _, shared := range []bool{false, true} {
-		r := compileRun(t, m, "ops_log1p_expm1", Options{})
-		if shared {
-			mods, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.k, err = Compile(mods, "ops_log1p_expm1", Options{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		n := int64(len(xf))
-		out := make([]byte, 4*8*len(xf))
-		r.run(wl(n), idx(n), buf(f32bytes(xf)), buf(out))
-		got := bytesF32(out)
+		got := runBothForms(t, "ops_log1p_expm1", xf, 8, shared)
 		for i, x := range xf {
 			a := float64(x * 0.49)
 			want := []float64{math.Log1p(a), math.Log1p(float64(x * 1e-5)), math.Expm1(float64(x * 10)), math.Expm1(float64(x * 1e-6)),
@@ -120,27 +106,9 @@ func TestLog1pExpm1(t *testing.T) {
 // float64 rounded once; through the shared lowering within 4 f32 ulps at
 // max(|result|, 1).
 func TestAtanHyp(t *testing.T) {
-	var xf []float32
-	for x := float32(-2); x < 2; x += 0.00917 {
-		xf = append(xf, x)
-	}
-	xf = append(xf, 0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-20)
-	m := corpus(t, "ops_atan_hyp.loom")
+	xf := mathSweep()
 	for _, shared := range []bool{false, true} {
-		r := compileRun(t, m, "ops_atan_hyp", Options{})
-		if shared {
-			mods, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.k, err = Compile(mods, "ops_atan_hyp", Options{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		n := int64(len(xf))
-		out := make([]byte, 4*8*len(xf))
-		r.run(wl(n), idx(n), buf(f32bytes(xf)), buf(out))
-		got := bytesF32(out)
+		got := runBothForms(t, "ops_atan_hyp", xf, 8, shared)
 		for i, x := range xf {
 			a := float64(x)
 			q := float64(x*x - 1)
@@ -148,22 +116,7 @@ func TestAtanHyp(t *testing.T) {
 			want := []float64{math.Atan(float64(x * 10)), math.Atan2(a, q), math.Sinh(h), math.Cosh(h),
 				math.Atan(a), math.Atan2(float64(x*-0.5), float64(-x)), math.Sinh(float64(x * -0.5)), math.Cosh(a)}
 			for c, w := range want {
-				g := got[8*i+c]
-				if !shared {
-					if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
-						t.Fatalf("native x=%g column %d: got %g, want %g", x, c, g, float32(w))
-					}
-					continue
-				}
-				if math.IsInf(w, 0) || w != w {
-					if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
-						t.Fatalf("shared x=%g column %d: got %g, want %g", x, c, g, w)
-					}
-					continue
-				}
-				if e := ulpsAtOne(g, w); e > 4 {
-					t.Fatalf("shared x=%g column %d: got %g, want %g (%.2f ulp)", x, c, g, w, e)
-				}
+				checkColumn(t, shared, x, c, got[8*i+c], w, 4)
 			}
 		}
 	}
@@ -174,27 +127,9 @@ func TestAtanHyp(t *testing.T) {
 // max(|result|, 1) (erfc's bound; the others are tighter,
 // TestSharedLibmAccuracy), infinities and NaNs exact.
 func TestLibm(t *testing.T) {
-	var xf []float32
-	for x := float32(-2); x < 2; x += 0.00917 {
-		xf = append(xf, x)
-	}
-	xf = append(xf, 0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-20)
-	m := corpus(t, "ops_libm.loom")
+	xf := mathSweep()
 	for _, shared := range []bool{false, true} {
-		r := compileRun(t, m, "ops_libm", Options{})
-		if shared {
-			mods, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.k, err = Compile(mods, "ops_libm", Options{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		n := int64(len(xf))
-		out := make([]byte, 4*16*len(xf))
-		r.run(wl(n), idx(n), buf(f32bytes(xf)), buf(out))
-		got := bytesF32(out)
+		got := runBothForms(t, "ops_libm", xf, 16, shared)
 		for i, x := range xf {
 			f := func(v float32) float64 { return float64(v) }
 			xh, xq := x*0.5, x*-0.25
@@ -203,17 +138,56 @@ func TestLibm(t *testing.T) {
 				math.Tan(f(xh)), math.Asin(f(xq)), math.Acos(f(xh)), math.Erfc(f(xq)),
 				math.Asinh(f(xh)), math.Acosh(3.5), math.Atanh(f(xh)), math.Cbrt(f(xq))}
 			for c, w := range want {
-				g := got[16*i+c]
-				if !shared || math.IsInf(w, 0) || w != w {
-					if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
-						t.Fatalf("shared %v x=%g column %d: got %g, want %g", shared, x, c, g, float32(w))
-					}
-					continue
-				}
-				if e := ulpsAtOne(g, w); e > 8 {
-					t.Fatalf("shared x=%g column %d: got %g, want %g (%.2f ulp)", x, c, g, w, e)
-				}
+				checkColumn(t, shared, x, c, got[16*i+c], w, 8)
 			}
 		}
+	}
+}
+
+// runBothForms runs the corpus kernel export (in export.loom, rows from
+// xf, cols f32 results each) natively or, with shared, with every shared
+// rewrite applied and nothing native, and returns its results.
+func runBothForms(t *testing.T, export string, xf []float32, cols int, shared bool) []float32 {
+	t.Helper()
+	m := corpus(t, export+".loom")
+	r := compileRun(t, m, export, Options{})
+	if shared {
+		mods, err := loom.Lower([]*loom.Module{m}, loom.LowerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.k, err = Compile(mods, export, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := int64(len(xf))
+	out := make([]byte, 4*cols*len(xf))
+	r.run(wl(n), idx(n), buf(f32bytes(xf)), buf(out))
+	return bytesF32(out)
+}
+
+// mathSweep is the rows of the math corpus tests: [−2, 2) in steps of
+// 0.00917, then zeros, ±1, ±∞, NaN and a tiny value.
+func mathSweep() []float32 {
+	var xf []float32
+	for x := float32(-2); x < 2; x += 0.00917 {
+		xf = append(xf, x)
+	}
+	return append(xf, 0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-20)
+}
+
+// checkColumn checks one result g of row x against float64 w: natively,
+// and for infinite or NaN w, bit for bit as w rounded once; through the
+// shared lowering within bound f32 ulps at max(|result|, 1).
+func checkColumn(t *testing.T, shared bool, x float32, c int, g float32, w float64, bound float64) {
+	t.Helper()
+	if !shared || math.IsInf(w, 0) || w != w {
+		if math.Float32bits(g) != math.Float32bits(float32(w)) && !(g != g && w != w) {
+			t.Fatalf("shared %v x=%g column %d: got %g, want %g", shared, x, c, g, float32(w))
+		}
+		return
+	}
+	if e := ulpsAtOne(g, w); e > bound {
+		t.Fatalf("shared x=%g column %d: got %g, want %g (%.2f ulp)", x, c, g, w, e)
 	}
 }
