@@ -283,13 +283,14 @@ func genKernel(data []byte, perGroup bool) string {
 				case 0:
 					w("%s = scalar.%s %s : f32", r, []string{"sinf", "cosf"}[next()%2], pick(flts))
 				case 1:
-					w("%s = scalar.powf %s, %s : f32", r, pick(flts), pick(flts))
+					w("%s = scalar.%s %s, %s : f32", r, []string{"powf", "atan2f"}[next()%2], pick(flts), pick(flts))
 				case 2:
 					w("%s = scalar.clampf<%s> %s, %s, %s : f32", r, []string{"ordered", "number, nnan", "ieee"}[next()%3], pick(flts), pick(flts), pick(flts))
 				case 3:
 					w("%s = scalar.%s %s : f32", r, []string{"floorf", "roundf"}[next()%2], pick(flts))
 				case 4:
-					w("%s = scalar.%s %s : f32", r, []string{"sinturnsf", "costurnsf", "softplusf", "signf", "geluf<erf>", "geluf<tanh, afn>", "log1pf", "expm1f"}[next()%8], pick(flts))
+					w("%s = scalar.%s %s : f32", r, pick([]string{"sinturnsf", "costurnsf", "softplusf", "signf", "geluf<erf>", "geluf<tanh, afn>", "log1pf", "expm1f",
+						"atanf", "sinhf", "coshf", "tanf", "asinf", "acosf", "erfcf", "asinhf", "acoshf", "atanhf", "cbrtf"}), pick(flts))
 				case 5:
 					// Integer signs, and index shifts and rotates over the
 					// 64-bit value (counts past 63 and results past the
@@ -310,7 +311,7 @@ func genKernel(data []byte, perGroup bool) string {
 					// Lane-wise forms on a vector of two.
 					v, e := fresh(), fresh()
 					w("%s = vector.from_elements %s, %s : f32, f32 -> vector<2xf32>", v, pick(flts), pick(flts))
-					w("%s = vector.%s %s : vector<2xf32>", e, []string{"sinturnsf", "softplusf", "signf"}[next()%3], v)
+					w("%s = vector.%s %s : vector<2xf32>", e, pick([]string{"sinturnsf", "softplusf", "signf", "atanf", "sinhf", "tanf", "erfcf", "atanhf", "cbrtf"}), v)
 					w("%s = vector.extract %s[%s] : vector<2xf32> -> f32", r, e, pick([]string{"%c0", "%c1"}))
 				}
 				flts = append(flts, r)
@@ -428,7 +429,8 @@ func FuzzRun(f *testing.F) {
 	// The shared lowering's ops in the per-group form (kinds 25 and 26).
 	f.Add([]byte{6, 25, 0, 0, 0, 0, 1, 25, 0, 0, 1, 2, 1, 0, 26, 0, 0, 0, 26, 1, 0, 0, 25, 0, 0, 4, 1, 1, 0})
 	f.Add([]byte{5, 25, 0, 0, 2, 5, 7, 1, 1, 25, 0, 0, 3, 4, 5, 0, 26, 2, 1, 0, 0, 0, 25, 0, 0, 5, 1})
-	// Signs, turns, softplus, gelu, log1p, expm1, integer rotates, and index shifts and
+	// Signs, turns, softplus, gelu, log1p, expm1, atan/atan2, sinh/cosh, tan,
+	// asin/acos, erfc, asinh/acosh/atanh, cbrt, integer rotates, and index shifts and
 	// rotates (kind 26, forms 4 to 6).
 	f.Add([]byte{5, 26, 4, 0, 0, 26, 4, 1, 1, 26, 4, 2, 0, 26, 4, 3, 1, 26, 5, 0, 0, 26, 5, 1, 0, 0, 3})
 	f.Add([]byte{3, 26, 4, 4, 0, 26, 4, 5, 1, 26, 6, 0, 1, 1, 0, 26, 5, 2, 0, 0, 0})
