@@ -244,6 +244,13 @@ func (l *lowering) lanesF32(op *Op, n int, f func(x []*Value) *Value) (bool, err
 	if err != nil {
 		return true, err
 	}
+	// A result type other than the operands' is a malformed op: say so
+	// here, not later in the ops it would be rewritten into.
+	for _, r := range op.Results {
+		if r.Type != nil && !sameType(r.Type, xs[0].Type) {
+			return true, l.errorf("result type %s differs from the operand type %s", r.Type, xs[0].Type)
+		}
+	}
 	start := len(l.out)
 	in := make([]*Value, n)
 	for i, x := range xs {
