@@ -14,9 +14,9 @@ import (
 var kernelFS embed.FS
 
 // NativeFS holds the CUDA sources of the nvcc and cuBLAS sides:
-// kernels.cu, matvec_gen2.cu (which includes it) and cublas.c.
+// kernels.cu, matvec_next.cu (which includes it) and cublas.c.
 //
-//go:embed native/kernels.cu native/matvec_gen2.cu native/cublas.c
+//go:embed native/kernels.cu native/matvec_next.cu native/cublas.c
 var NativeFS embed.FS
 
 // parseKernel parses one embedded Loom file.
@@ -332,7 +332,7 @@ func matvecCheck(what string, rows, cols int, w func(r, c int) float64, x []floa
 }
 
 // Q8_0 is y = W·x for W rows×cols in q8_0 (int8 plane and f16 scale plane)
-// by the kernel exported as export (matvec_q8_0 or matvec_q8_0_v2).
+// by the kernel exported as export (matvec_q8_0 or a variant of it).
 func Q8_0(export string, rows, cols int) *Instance {
 	r := rng(7)
 	q := make([]byte, rows*cols)
@@ -364,7 +364,7 @@ func Q8_0(export string, rows, cols int) *Instance {
 }
 
 // Q4K is y = W·x for W rows×cols in ggml's q4_K blocks by the kernel
-// exported as export (matvec_q4_k or matvec_q4_k_v2).
+// exported as export (matvec_q4_k or a variant of it).
 func Q4K(export string, rows, cols int) *Instance {
 	r := rng(9)
 	nsb := cols / 256

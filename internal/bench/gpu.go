@@ -16,7 +16,7 @@ import (
 
 // GPUOptions configure the GPU suite.
 type GPUOptions struct {
-	// NvccPTX is the PTX nvcc built from native/matvec_gen2.cu (or
+	// NvccPTX is the PTX nvcc built from native/matvec_next.cu (or
 	// kernels.cu alone, when nvcc rejects the former); CublasLib the
 	// shared library built from native/cublas.c (empty: no cuBLAS side).
 	NvccPTX, CublasLib string
@@ -318,7 +318,7 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 	}
 	sides = append(sides, lo)
 	if g.nv != nil {
-		// A kernel nvcc did not build (matvec_gen2.cu rejected) is
+		// A kernel nvcc did not build (matvec_next.cu rejected) is
 		// still measured, against the copy rate only.
 		if fn, err := g.nv.Function(k.Entry); err != nil {
 			g.logf("%s: no nvcc side: %v", inst.Export, err)

@@ -189,36 +189,62 @@ extern "C" __global__ void rope_f32(int tokens, int heads, const float *x, const
 // The quantized mat-vecs quantize x to q8 blocks of 32 in shared memory
 // (a chunk of up to 16384 columns at a time) and take integer dot products
 // by dp4a (column indices are non-negative: divisions by powers of two
-// are shifts, as in the Loom kernels): quantize_x is the chunk's quantization, 1024 threads of four
-// values each, eight per block (the block maximum by shuffles).
+// are shifts, as in the Loom kernels); 1024 threads of four values each,
+// eight per block (the block maximum by shuffles).
 #define MATVEC_CHUNK 16384
-__device__ void quantize_x(const float *x, int base, int len, int tid, int *xq, float *xd, float *xs)
+
+// quantize_four quantizes the four values v of chunk columns i… (eight
+// lanes a block of 32).
+__device__ __forceinline__ void quantize_four(float4 v, int i, int tid, int *xq, float *xd, float *xs)
 {
-    for (int i = tid * 4; i < len; i += 4096) {
-        float4 v = *(const float4 *)(x + base + i);
-        float m = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
-        for (int o = 4; o > 0; o >>= 1)
-            m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
-        float d = m / 127.0f;
-        float id = m > 0.0f ? 127.0f / m : 0.0f;
-        int q0 = __float2int_rn(v.x * id), q1 = __float2int_rn(v.y * id);
-        int q2 = __float2int_rn(v.z * id), q3 = __float2int_rn(v.w * id);
-        xq[i >> 2] = (q0 & 255) | (q1 & 255) << 8 | (q2 & 255) << 16 | (q3 & 255) << 24;
-        int s = q0 + q1 + q2 + q3;
-        for (int o = 4; o > 0; o >>= 1)
-            s += __shfl_xor_sync(0xffffffff, s, o);
-        if (tid % 8 == 0) {
-            xd[i >> 5] = d;
-            xs[i >> 5] = d * (float)s;
-        }
+    float m = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
+    for (int o = 4; o > 0; o >>= 1)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+    float d = m / 127.0f;
+    float id = m > 0.0f ? 127.0f / m : 0.0f;
+    int q0 = __float2int_rn(v.x * id), q1 = __float2int_rn(v.y * id);
+    int q2 = __float2int_rn(v.z * id), q3 = __float2int_rn(v.w * id);
+    xq[i >> 2] = (q0 & 255) | (q1 & 255) << 8 | (q2 & 255) << 16 | (q3 & 255) << 24;
+    int s = q0 + q1 + q2 + q3;
+    for (int o = 4; o > 0; o >>= 1)
+        s += __shfl_xor_sync(0xffffffff, s, o);
+    if (tid % 8 == 0) {
+        xd[i >> 5] = d;
+        xs[i >> 5] = d * (float)s;
     }
+}
+
+// x_load4 and quantize_x4 quantize one chunk of x in two parts (as
+// matvec_q.loom's): every load of x issued before the first step's weight
+// loads, quantized after them; columns 4tid + 4096k (k < 4) that lie in
+// the chunk (a warp's 128 columns are all in or all out, len being a
+// multiple of 2048).
+struct xvec {
+    float4 v[4];
+};
+
+__device__ __forceinline__ xvec x_load4(const float *x, int base, int len, int tid)
+{
+    xvec r;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        r.v[k] = tid * 4 + 4096 * k < len ? *(const float4 *)(x + base + tid * 4 + 4096 * k) : make_float4(0, 0, 0, 0);
+    return r;
+}
+
+__device__ __forceinline__ void quantize_x4(const xvec &v, int len, int tid, int *xq, float *xd, float *xs)
+{
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        if (tid * 4 + 4096 * k < len)
+            quantize_four(v.v[k], tid * 4 + 4096 * k, tid, xq, xd, xs);
 }
 
 // matvec_q8_0: grid ((rows+31)/32), block (32, 32); cols a multiple of 2048.
 // q: rows x cols int8, d: rows x cols/32 f16 scales. One warp per row,
 // lane l takes quants 16l… of each 512-column span, four spans a step;
 // the next step's loads are issued before this step's arithmetic, the
-// first step's before x is quantized.
+// first step's after x's loads and before x is quantized.
 struct q8step {
     int4 q[4];
     __half d[4];
@@ -241,14 +267,15 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0(int rows, int col
     __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
     int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
     int tid = threadIdx.y * 32 + lane;
-    int rl = min(r, rows - 1); // a warp past the last row streams that one
+    int rl = min(r, rows - 1);
     float acc = 0.0f;
     const int *qr = q + (size_t)rl * (cols / 4);
     const __half *dr = d + (size_t)rl * (cols / 32);
     for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
         int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
         q8step cur = q8_step(qr, dr, c0 + lane * 16);
-        quantize_x(x, c0, len, tid, xq, xd, xs);
+        quantize_x4(xv, len, tid, xq, xd, xs);
         __syncthreads();
         for (int cb = lane * 16; cb < len; cb += 2048) {
             q8step nxt = cur;
@@ -277,7 +304,8 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0(int rows, int col
 // matvec_q4_k: grid ((rows+31)/32), block (32, 32); cols a multiple of 2048;
 // w: rows x cols/256 blocks of 144 bytes (ggml block_q4_K). One warp per
 // row, eight lanes per super-block (16 quant bytes and the 16-byte head
-// each), two spans of four super-blocks a step, pipelined as matvec_q8_0.
+// each; each super-block by q4l_pair), two spans of four super-blocks a
+// step, pipelined as matvec_q8_0.
 struct q4step {
     int4 q[2], h[2];
 };
@@ -294,55 +322,75 @@ __device__ __forceinline__ q4step q4_step(const unsigned char *wr, int gc, int q
     return s;
 }
 
+// dp4a_us is dp4a of unsigned bytes a by signed bytes b (PTX
+// dp4a.u32.s32; CUDA's __dp4a takes both signed or both unsigned): the
+// high nibbles kept in place are bytes up to 240.
+__device__ __forceinline__ int dp4a_us(unsigned a, int b, int c)
+{
+    int d;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+// q4l_pair adds a lane's share of one q4_K super-block (quant word q, head
+// hd; chunk column cc) to acc, as matvec_q.loom's q4l_pair: both scales of
+// sub-blocks 2g, 2g+1 and the min of sub-block 2g + h, decoded by one form
+// with the lane's constants (shift sh, min shift shmh, high-bit shift th,
+// masks ma, mb), the high nibbles in place.
+__device__ __forceinline__ float q4l_pair(int4 q, int4 hd, const int *xq, const float *xd, const float *xs, int cc, int h, bool low, int sh, int shmh, int th, unsigned ma, unsigned mb, float acc)
+{
+    int4 xa = *(const int4 *)(xq + (cc >> 2));
+    int4 xb = *(const int4 *)(xq + ((cc + 32) >> 2));
+    float2 dx = *(const float2 *)(xd + ((cc >> 6) << 1));
+    float sxm = xs[((cc >> 6) << 1) + h];
+    int qw[4] = {q.x, q.y, q.z, q.w};
+    int x0[4] = {xa.x, xa.y, xa.z, xa.w}, x1[4] = {xb.x, xb.y, xb.z, xb.w};
+    int p = 0, o = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        p = dp4a_us((unsigned)qw[i] & 0x0f0f0f0fu, x0[i], p);
+        o = dp4a_us((unsigned)qw[i] & 0xf0f0f0f0u, x1[i], o);
+    }
+    unsigned w1 = hd.y, w2 = hd.z, w3 = hd.w;
+    unsigned as = low ? w1 : w3, am = low ? w2 : w3;
+    int sc0 = ((as >> sh) & ma) | ((w1 >> (sh + 2)) & mb);
+    int sc1 = ((as >> (sh + 8)) & ma) | ((w1 >> (sh + 10)) & mb);
+    int mn = ((am >> shmh) & ma) | ((w2 >> th) & mb);
+    __half2 dm = *(const __half2 *)&hd.x;
+    float t = fmaf((float)sc1 * 0.0625f * dx.y, (float)o, ((float)sc0 * dx.x) * (float)p);
+    acc = fmaf(__low2float(dm), t, acc);
+    return fmaf(-__high2float(dm), (float)mn * sxm, acc);
+}
+
 extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int cols, const unsigned char *w, const float *x, float *y)
 {
     __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
-    __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
+    __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
+    __shared__ float xs[MATVEC_CHUNK / 32];
     int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
     int tid = threadIdx.y * 32 + lane;
     int rl = min(r, rows - 1);
     int nsb = cols / 256;
     int part = lane % 8, g = part / 2, h = part % 2;
-    bool low = g < 2, hfirst = h == 0;
+    bool low = g < 2;
     int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int shmh = (low ? sh : sh + 4) + 8 * h, th = sh + 2 + 8 * h;
+    unsigned ma = low ? 63 : 15, mb = low ? 0 : 48;
     int first = (lane / 8) * 256 + 64 * g + 16 * h;
     float acc = 0.0f;
     const unsigned char *wr = w + (size_t)rl * nsb * 144;
     for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
         int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
         q4step cur = q4_step(wr, c0 + first, qoff);
-        quantize_x(x, c0, len, tid, xq, xd, xs);
+        quantize_x4(xv, len, tid, xq, xd, xs);
         __syncthreads();
         for (int cb = first; cb < len; cb += 2048) {
             q4step nxt = cur;
             if (cb + 2048 < len)
                 nxt = q4_step(wr, c0 + cb + 2048, qoff);
-#pragma unroll
-            for (int u = 0; u < 2; u++) {
-                int cc = cb + 1024 * u;
-                int4 xs0 = *(const int4 *)(xq + (cc >> 2));
-                int4 xs1 = *(const int4 *)(xq + ((cc + 32) >> 2));
-                int b0 = cc >> 5;
-                int qw[4] = {cur.q[u].x, cur.q[u].y, cur.q[u].z, cur.q[u].w};
-                int x0[4] = {xs0.x, xs0.y, xs0.z, xs0.w}, x1[4] = {xs1.x, xs1.y, xs1.z, xs1.w};
-                int p = 0, o = 0;
-#pragma unroll
-                for (int i = 0; i < 4; i++) { // nibbles < 128: signed bytes alike
-                    p = __dp4a(qw[i] & 0x0f0f0f0f, x0[i], p);
-                    o = __dp4a((int)(((unsigned)qw[i] >> 4) & 0x0f0f0f0f), x1[i], o);
-                }
-                int4 hd = cur.h[u];
-                __half2 dm = *(const __half2 *)&hd.x;
-                unsigned sa = (unsigned)hd.y >> sh, sm = (unsigned)hd.z >> sh, sc = (unsigned)hd.w >> sh;
-                int sc0 = low ? (sa & 63) : ((sc & 15) | ((sa >> 2) & 48));
-                int mn0 = low ? (sm & 63) : (((sc >> 4) & 15) | ((sm >> 2) & 48));
-                int sc1 = low ? ((sa >> 8) & 63) : (((sc >> 8) & 15) | ((sa >> 10) & 48));
-                int mn1 = low ? ((sm >> 8) & 63) : (((sc >> 12) & 15) | ((sm >> 10) & 48));
-                float t = fmaf((float)sc1 * xd[b0 + 1], (float)o, ((float)sc0 * xd[b0]) * (float)p);
-                float m = (float)(hfirst ? mn0 : mn1) * xs[hfirst ? b0 : b0 + 1];
-                acc = fmaf(__low2float(dm), t, acc);
-                acc = fmaf(-__high2float(dm), m, acc);
-            }
+            acc = q4l_pair(cur.q[0], cur.h[0], xq, xd, xs, cb, h, low, sh, shmh, th, ma, mb, acc);
+            acc = q4l_pair(cur.q[1], cur.h[1], xq, xd, xs, cb + 1024, h, low, sh, shmh, th, ma, mb, acc);
             cur = nxt;
         }
         __syncthreads();
