@@ -4,13 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"runtime"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/loomgen/loomgen/internal/nativeloop"
 	"github.com/loomgen/loomgen/internal/sidebyside"
 )
 
@@ -50,11 +50,7 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 func BenchmarkLaunchRaw(b *testing.B) {
 	c, k := kernels(b)
 	s := benchStream(b)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:]); r != 0 {
-		b.Fatal(c.fail(fnCtxSetCurrent, r))
-	}
+	defer lockCurrent(b, c)()
 	f := &cframe{fn: c.lib.fn[fnLaunchKernel], a: [11]uintptr{k.empty.h, 1, 1, 1, 32, 1, 1, 0, s.h, uintptr(unsafe.Pointer(&noParams[0])), 0}}
 	for i := 0; i < 1000; i++ {
 		f.status()
@@ -195,36 +191,24 @@ func emptyChain(b *testing.B, c *Context, k testKernels, nodes int) *GraphExec {
 // per-launch (per-node) medians and the median of the per-round ratios;
 // ns/op means nothing here. Separate processes on a shared host differ
 // by more than the binding costs, so this is the figure the targets are
-// checked with. LOOM_NATIVE_LOOP names the built library; benchcmp.sh sets it.
+// checked with. A chunk's time includes the stream's synchronize: for long
+// chunks of launches, where the driver's queue fills, it is the GPU's
+// rate of taking them, not the host's cost of making them
+// (BenchmarkSubmitVersusNative times that). LOOM_NATIVE_LOOP names the
+// built library; benchcmp.sh sets it.
 func BenchmarkVersusNative(b *testing.B) {
-	so := os.Getenv("LOOM_NATIVE_LOOP")
-	if so == "" {
-		b.Skip("LOOM_NATIVE_LOOP is not set: build testdata/native_loop.c as a shared library (see benchcmp.sh)")
-	}
+	lib := nativeLib(b)
 	c, k := kernels(b)
 	s := benchStream(b)
-	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sym := func(name string) uintptr {
-		p, err := purego.Dlsym(h, name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return p
-	}
-	launchLoop, graphLoop := sym("native_launch_loop"), sym("native_graph_loop")
-	nop, nopLoop := sym("native_nop"), sym("native_nop_loop")
 	// The floor under every ratio: one call into C from Go (purego's
 	// transition) against one call from C.
 	b.Run("call", func(b *testing.B) {
 		versus(b, "call", 1, func(n int) error {
-			purego.SyscallN(nopLoop, uintptr(n))
+			lib.NopLoop(n)
 			return nil
 		}, func(n int) error {
 			for range n {
-				purego.SyscallN(nop)
+				purego.SyscallN(lib.Nop())
 			}
 			return nil
 		})
@@ -233,33 +217,21 @@ func BenchmarkVersusNative(b *testing.B) {
 	// frame the hot paths (launches, graph replay) use.
 	b.Run("call-frame", func(b *testing.B) {
 		versus(b, "call", 1, func(n int) error {
-			purego.SyscallN(nopLoop, uintptr(n))
+			lib.NopLoop(n)
 			return nil
 		}, func(n int) error {
-			f := cframe{fn: nop}
+			f := cframe{fn: lib.Nop()}
 			for range n {
-				f.call()
+				f.status()
 			}
 			return nil
 		})
 	})
 	// The native loops run with the context current, as bench_native.c does.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:]); r != 0 {
-		b.Fatal(c.fail(fnCtxSetCurrent, r))
-	}
-	native := func(fn, handle uintptr) func(n int) error {
-		return func(n int) error {
-			if r, _, _ := purego.SyscallN(fn, handle, s.h, uintptr(n)); r != 0 {
-				return fmt.Errorf("native loop: %s", c.lib.errorName(int32(r)))
-			}
-			return nil
-		}
-	}
 	args := NewArgs()
 	b.Run("launch", func(b *testing.B) {
-		versus(b, "launch", 1, native(launchLoop, k.empty.h), func(n int) error {
+		defer lockCurrent(b, c)()
+		versus(b, "launch", 1, func(n int) error { return lib.Launch(k.empty.h, s.h, n) }, func(n int) error {
 			for range n {
 				if err := s.Launch(k.empty, Dim1(1), Dim1(32), 0, args); err != nil {
 					return err
@@ -271,7 +243,8 @@ func BenchmarkVersusNative(b *testing.B) {
 	for _, nodes := range []int{1, 100, 1000} {
 		e := emptyChain(b, c, k, nodes)
 		b.Run(fmt.Sprintf("graph/nodes=%d", nodes), func(b *testing.B) {
-			versus(b, "node", nodes, native(graphLoop, e.h), func(n int) error {
+			defer lockCurrent(b, c)()
+			versus(b, "node", nodes, func(n int) error { return lib.Graph(e.h, s.h, n) }, func(n int) error {
 				for range n {
 					if err := e.Launch(s); err != nil {
 						return err
@@ -284,6 +257,100 @@ func BenchmarkVersusNative(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSubmitVersusNative is the host's side of a launch: for chunks
+// of 16 to 16384 launches, b.N rounds each, C's cuLaunchKernel loop
+// (native_launch_submit) and Stream.Launch alternate, each chunk submitted
+// onto an idle stream (synchronized off the clock) and timed until its last
+// launch returned. Where the per-launch time of both sides grows with the
+// chunk, the driver's queue filled and the launch blocked on the GPU;
+// below that, the ratio is the binding's cost against C's. drain-ns is the
+// native side's median per-launch time with the synchronize included.
+func BenchmarkSubmitVersusNative(b *testing.B) {
+	lib := nativeLib(b)
+	c, k := kernels(b)
+	s := benchStream(b)
+	args := NewArgs()
+	p, err := s.Pack(k.empty, Dim1(1), Dim1(32), 0, args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	frame := launchFrame(k.empty, Dim1(1), Dim1(32), 0, s, args.kernelParams())
+	frame.fn = c.lib.fn[fnLaunchKernel]
+	// Stream.Launch at every chunk size; at 256 launches a chunk also the
+	// layers under it: the call frame alone (runtime.cgocall and the
+	// trampoline, nothing of ours) and the packed launch.
+	type sub struct {
+		n      int
+		name   string
+		launch func() error
+	}
+	var runs []sub
+	for _, n := range []int{16, 64, 256, 1024, 4096, 16384} {
+		runs = append(runs, sub{n, "", func() error { return s.Launch(k.empty, Dim1(1), Dim1(32), 0, args) }})
+	}
+	runs = append(runs, sub{256, "/frame", func() error {
+		if r := frame.status(); r != 0 {
+			return c.fail(fnLaunchKernel, r)
+		}
+		return nil
+	}}, sub{256, "/packed", p.Launch})
+	for _, run := range runs {
+		n := run.n
+		b.Run(fmt.Sprintf("chunk=%d%s", n, run.name), func(b *testing.B) {
+			defer lockCurrent(b, c)()
+			var drain []float64
+			native := func() (float64, error) {
+				if err := s.Synchronize(); err != nil {
+					return 0, err
+				}
+				start := time.Now()
+				ns, err := lib.Submit(k.empty.h, s.h, n)
+				if err == nil {
+					err = s.Synchronize()
+				}
+				drain = append(drain, float64(time.Since(start).Nanoseconds())/float64(n))
+				return ns / float64(n), err
+			}
+			ours := func() (float64, error) {
+				if err := s.Synchronize(); err != nil {
+					return 0, err
+				}
+				return sidebyside.PerCall(n, run.launch)
+			}
+			r := sidebyside.Bench(b, b.N, native, ours)
+			drain = drain[1:] // the warm-up call's
+			r.Report(b, "ns/launch", "native", "go")
+			r.ReportDifference(b, "extra-ns")
+			b.ReportMetric(sidebyside.Median(drain), "drain-ns")
+		})
+	}
+}
+
+// nativeLib loads testdata/native_loop.c's library, or skips.
+func nativeLib(b *testing.B) *nativeloop.Lib {
+	lib, err := nativeloop.Open()
+	if errors.Is(err, nativeloop.ErrNotSet) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return lib
+}
+
+// lockCurrent locks the calling goroutine to its thread and makes c
+// current there, as a C program's launch loop runs; the caller defers the
+// unlock it returns. Each benchmark function runs on a goroutine of its
+// own, so each locks for itself.
+func lockCurrent(b *testing.B, c *Context) (unlock func()) {
+	runtime.LockOSThread()
+	if r := c.lib.callArgs(fnCtxSetCurrent, c.setArgs[:]); r != 0 {
+		runtime.UnlockOSThread()
+		b.Fatal(c.fail(fnCtxSetCurrent, r))
+	}
+	return runtime.UnlockOSThread
 }
 
 // nativeRounds is how many chunks each side of BenchmarkVersusNative runs;
@@ -312,4 +379,69 @@ func versus(b *testing.B, unit string, perCall int, native, ours func(n int) err
 		b.Fatal(err)
 	}
 	r.Report(b, "ns/"+unit, "native", "go")
+}
+
+// BenchmarkHostVersusNative splits the host's cost of a launch without a
+// GPU: on the fake driver (taking the context from the stream, as CUDA's
+// does), a C loop of cuLaunchKernel (fake_submit) against the same call
+// through the hot path's call frame alone (frame: runtime.cgocall and the
+// trampoline, nothing of ours), PackedLaunch.Launch (packed) and
+// Stream.Launch (stream), b.N alternating rounds of 256 launches. Each
+// launch also does a driver's share of work (fakedriver.c's
+// fake_launch_work), which evicts the caller's state between launches as
+// a real driver does; extra-ns is the Go side's own cost per launch.
+func BenchmarkHostVersusNative(b *testing.B) {
+	so := fakeDriver(b)
+	hooks := loadFakeHooks(b, so)
+	hooks.streamContext(true)
+	b.Setenv("FAKE_READ_PARAMS", "0")
+	b.Setenv("FAKE_PARAMS", "0") // the kernel takes no parameters
+	l := must2(OpenPath(CUDA, so))
+	c := must2(l.NewContext(0))
+	defer c.Close()
+	s := must2(c.NewStream())
+	defer s.Close()
+	m := must2(c.LoadModule([]byte("fake")))
+	defer m.Close()
+	f := must2(m.Function("empty"))
+	args := NewArgs()
+	p := must2(s.Pack(f, Dim1(1), Dim1(32), 0, args))
+	h := must2(purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL))
+	submit, work := must2(purego.Dlsym(h, "fake_submit")), must2(purego.Dlsym(h, "fake_launch_work"))
+	const chunk = 256
+	ns := new(int64)
+	native := func() (float64, error) {
+		if r, _, _ := purego.SyscallN(submit, f.h, s.h, chunk, uintptr(unsafe.Pointer(ns))); r != 0 {
+			return 0, fmt.Errorf("fake_submit: status %d", int32(r))
+		}
+		return float64(*ns) / chunk, nil
+	}
+	frame := launchFrame(f, Dim1(1), Dim1(32), 0, s, args.kernelParams())
+	frame.fn = l.fn[fnLaunchKernel]
+	for _, w := range []struct {
+		name        string
+		spin, touch uintptr
+	}{{"bare", 0, 0}, {"spin", 2000, 0}, {"spin+touch", 1000, 128 << 10}} {
+		for _, layer := range []struct {
+			name   string
+			launch func() error
+		}{
+			{"frame", func() error {
+				if r := frame.status(); r != 0 {
+					return c.fail(fnLaunchKernel, r)
+				}
+				return nil
+			}},
+			{"packed", p.Launch},
+			{"stream", func() error { return s.Launch(f, Dim1(1), Dim1(32), 0, args) }},
+		} {
+			b.Run(w.name+"/"+layer.name, func(b *testing.B) {
+				purego.SyscallN(work, w.spin, w.touch)
+				defer purego.SyscallN(work, 0, 0)
+				r := sidebyside.Bench(b, b.N, native, func() (float64, error) { return sidebyside.PerCall(chunk, layer.launch) })
+				r.Report(b, "ns/launch", "native", "go")
+				r.ReportDifference(b, "extra-ns")
+			})
+		}
+	}
 }

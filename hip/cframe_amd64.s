@@ -1,7 +1,9 @@
 #include "textflag.h"
 
 // callFrame is entered from runtime.asmcgocall on the system stack, as a C
-// function of one argument: DI points at a cframe {fn, a[11], r}. The
+// function of one argument: DI points at a cframe {fn, a[11]}, which it
+// only reads. The callee's result stays in AX, which asmcgocall hands back
+// to runtime.cgocall as its int32 result. The
 // stack is 16-byte aligned before asmcgocall's CALL, so it is 8 off here;
 // a 56-byte frame (five stack arguments, the saved BX, padding) brings it
 // back to 16 for the call into C. BX is callee-saved in the System V ABI,
@@ -29,7 +31,6 @@ TEXT callFrame<>(SB), NOSPLIT|NOFRAME, $0
 	MOVQ 0(BX), R10
 	XORL AX, AX // no vector registers used (variadic callees read AL)
 	CALL R10
-	MOVQ AX, 96(BX)
 	MOVQ 40(SP), BX
 	ADDQ $56, SP
 	RET

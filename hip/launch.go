@@ -279,9 +279,10 @@ func (p *PackedLaunch) Launch() error {
 	if c := s.ctx; s.closed.Load() || c.closed.Load() || c.fault.Load() != nil {
 		return p.refused()
 	}
-	f := p.frame
-	err := s.hotFn(fnLaunchKernel, &f)
-	runtime.KeepAlive(p) // p.params holds what f.a[9] points to
+	// The frame is only read by the call: every goroutine launching p
+	// passes the same one, nothing is copied.
+	err := s.hotFn(fnLaunchKernel, &p.frame)
+	runtime.KeepAlive(p) // p.params holds what frame.a[9] points to
 	if err != nil {
 		return p.failed(err)
 	}

@@ -310,15 +310,11 @@ func (b *gpuBackend) launch(l *launchCmd) error {
 // packLaunch packs l into the driver's call frame and a parameter block of
 // its own, once: device addresses do not move while the session is open,
 // so a sealed dispatch's launch is the same bytes every time.
-func (b *gpuBackend) packLaunch(l *launchCmd) (launcher, error) {
+func (b *gpuBackend) packLaunch(l *launchCmd) (*hip.PackedLaunch, error) {
 	k := l.Kernel.(*gpuKernel)
 	args := newArgs(l.Args)
 	setArgs(args, l.Args)
-	p, err := b.stream.Pack(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), args)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return b.stream.Pack(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), args)
 }
 
 func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {

@@ -2,10 +2,13 @@ package runtime
 
 import (
 	"flag"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
+	"github.com/ebitengine/purego"
 	"github.com/loomgen/loomgen/internal/sidebyside"
 )
 
@@ -185,5 +188,63 @@ func BenchmarkNewDispatch(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.axpyD(64, 2, x, y)
+	}
+}
+
+// BenchmarkHostVersusNative is target 4's comparison without a GPU: on
+// the fake driver (made to take the context from the stream, as CUDA's
+// does), a C loop of cuLaunchKernel (fake_submit) against the packed
+// launch (hip-packed) and Run of the sealed dispatch (session), b.N
+// alternating rounds of -native.chunk launches each, as
+// BenchmarkSessionVersusNative times them on the device. Each launch
+// also does a driver's share of work, spin rounds of arithmetic and a
+// read of touch bytes, so the caller's state is evicted between launches
+// as a real driver's work evicts it: the ratio then depends on that work,
+// and extra-ns, the Go side's own cost per launch, is the figure to read.
+func BenchmarkHostVersusNative(b *testing.B) {
+	so := fakeCUDA(b)
+	purego.SyscallN(fakeSym(b, so, "fake_stream_context"), 1)
+	s, _, _, _ := openFakeCUDA(b, so)
+	b.Setenv("FAKE_READ_PARAMS", "0") // the empty kernel has no parameters to read
+	ks, err := s.Compile([]KernelSpec{{Sources: []Source{{Name: "empty.loom", Text: emptyKernel}}, Export: "empty"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ck, err := s.kernel(ks[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := s.NewDispatch(ks[0], nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	be := s.be.(*gpuBackend)
+	fn, stream := ck.dev.(*gpuKernel).fn.Handle(), be.stream.Handle()
+	submit, work := fakeSym(b, so, "fake_submit"), fakeSym(b, so, "fake_launch_work")
+	one := []Command{d}
+	ns := new(int64)
+	native := func() (float64, error) {
+		n := *nativeChunk
+		if r, _, _ := purego.SyscallN(submit, fn, stream, uintptr(n), uintptr(unsafe.Pointer(ns))); r != 0 {
+			return 0, fmt.Errorf("fake_submit: status %d", int32(r))
+		}
+		return float64(*ns) / float64(n), nil
+	}
+	for _, w := range []struct {
+		name        string
+		spin, touch uintptr
+	}{{"bare", 0, 0}, {"spin", 2000, 0}, {"spin+touch", 1000, 128 << 10}} {
+		for _, l := range []struct {
+			name   string
+			launch func() error
+		}{{"hip-packed", d.p.packed.Launch}, {"session", func() error { return s.Run(one) }}} {
+			b.Run(w.name+"/"+l.name, func(b *testing.B) {
+				purego.SyscallN(work, w.spin, w.touch)
+				defer purego.SyscallN(work, 0, 0)
+				r := sidebyside.Bench(b, b.N, native, func() (float64, error) { return sidebyside.PerCall(*nativeChunk, l.launch) })
+				r.Report(b, "ns/launch", "native", "go")
+				r.ReportDifference(b, "extra-ns")
+			})
+		}
 	}
 }

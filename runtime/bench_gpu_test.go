@@ -3,14 +3,12 @@ package runtime
 import (
 	"errors"
 	"flag"
-	"fmt"
-	"os"
 	goruntime "runtime"
 	"testing"
 	"time"
 
-	"github.com/ebitengine/purego"
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/nativeloop"
 	"github.com/loomgen/loomgen/internal/sidebyside"
 )
 
@@ -25,22 +23,30 @@ var emptyKernel = []byte(`kernel.def export("empty") @empty() {
 }
 `)
 
-// nativeRounds is how many chunks each side of the VersusNative
-// benchmarks runs; the order swaps every round.
-var nativeRounds = flag.Int("native.rounds", 41, "alternating rounds of each side in Benchmark(Session|Layers)VersusNative")
+// nativeChunk is the launches each side submits per round in the
+// VersusNative benchmarks: few enough that the driver's queue never fills
+// (hip's BenchmarkSubmitVersusNative shows where it does), so the rounds
+// time the host's cost of a launch, not the GPU's drain.
+var nativeChunk = flag.Int("native.chunk", 256, "launches a side submits per round in Benchmark(Session|Layers)VersusNative")
 
 // BenchmarkSessionVersusNative compares direct dispatch through the session
 // (Run of one sealed dispatch: the session's checks, then its packed
 // launch) with a native C loop of cuLaunchKernel over the same compiled
-// kernel on the same stream, in one process, alternating chunks of b.N
-// launches (-native.rounds each, order swapped every round); it reports
-// per-launch medians and the median ratio. It needs a CUDA device and
-// LOOM_NATIVE_LOOP, hip/testdata/native_loop.c built as a shared library
-// (hip/testdata/benchcmp.sh builds it).
+// kernel on the same stream, in one process. Each of b.N rounds runs a
+// chunk of -native.chunk launches on each side, the order swapped every
+// round, each chunk starting on an idle stream (synchronized off the
+// clock) and timed until its last launch returned: the host's cost of a
+// launch, which is what the target means. It reports per-launch medians,
+// the median per-round ratio with its spread, and extra-ns, the median
+// per-round difference per launch. drain is the measurement this replaced:
+// 8000 launches a chunk with the synchronize on the clock, which times the
+// GPU's drain wherever the queue fills. It needs a CUDA device and
+// LOOM_NATIVE_LOOP (internal/nativeloop).
 func BenchmarkSessionVersusNative(b *testing.B) {
 	g := openNativeBench(b)
 	defer g.close()
-	g.versus(b, "session", g.run)
+	b.Run("submit", func(b *testing.B) { g.versus(b, "session", g.run) })
+	b.Run("drain", func(b *testing.B) { g.drain(b, "session", 8000, g.run) })
 }
 
 // BenchmarkLayersVersusNative splits BenchmarkSessionVersusNative by layer,
@@ -84,15 +90,18 @@ type nativeBench struct {
 	be     *gpuBackend
 	ck     *compiledKernel
 	cmd    []Command
-	loop   uintptr
+	lib    *nativeloop.Lib
 	fn     uintptr
 	stream uintptr
 }
 
 func openNativeBench(b *testing.B) *nativeBench {
-	so := os.Getenv("LOOM_NATIVE_LOOP")
-	if so == "" {
-		b.Skip("LOOM_NATIVE_LOOP is not set")
+	lib, err := nativeloop.Open()
+	if errors.Is(err, nativeloop.ErrNotSet) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
 	}
 	s, err := Open(Options{Backend: "cuda"})
 	if errors.Is(err, hip.ErrNoLibrary) || errors.Is(err, hip.ErrNoDevice) {
@@ -101,7 +110,7 @@ func openNativeBench(b *testing.B) *nativeBench {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := &nativeBench{s: s}
+	g := &nativeBench{s: s, lib: lib}
 	fail := func(err error) {
 		s.Close()
 		b.Fatal(err)
@@ -115,13 +124,6 @@ func openNativeBench(b *testing.B) *nativeBench {
 	}
 	g.be = s.be.(*gpuBackend)
 	g.fn, g.stream = g.ck.dev.(*gpuKernel).fn.Handle(), g.be.stream.Handle()
-	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
-	if err != nil {
-		fail(err)
-	}
-	if g.loop, err = purego.Dlsym(h, "native_launch_loop"); err != nil {
-		fail(err)
-	}
 	d, err := s.NewDispatch(ks[0], nil, nil)
 	if err != nil {
 		fail(err)
@@ -134,48 +136,55 @@ func (g *nativeBench) close() { g.s.Close() }
 
 func (g *nativeBench) run() error { return g.s.Run(g.cmd) }
 
-// versus alternates b.N native launches with b.N calls of launch (then a
-// synchronize), -native.rounds rounds, and reports the medians as native
-// and name.
+// versus runs b.N rounds, each a chunk of -native.chunk native launches
+// and one of calls of launch, both submitted onto an idle stream and timed
+// until the last launch returned, and reports the medians as native and
+// name, the ratio and its spread, and extra-ns.
 func (g *nativeBench) versus(b *testing.B, name string, launch func() error) {
-	// The native loop runs with the context current on its thread, as in
-	// a C program: lock the thread (each benchmark runs on a goroutine of
-	// its own) and let a context call make it current.
+	n := *nativeChunk
+	g.compare(b, name, func() (float64, error) {
+		if err := g.s.Synchronize(); err != nil {
+			return 0, err
+		}
+		ns, err := g.lib.Submit(g.fn, g.stream, n)
+		return ns / float64(n), err
+	}, func() (float64, error) {
+		if err := g.s.Synchronize(); err != nil {
+			return 0, err
+		}
+		return sidebyside.PerCall(n, launch)
+	})
+}
+
+// drain is versus as the VersusNative benchmarks measured before: chunks
+// of n launches each, with the stream's synchronize on the clock.
+func (g *nativeBench) drain(b *testing.B, name string, n int, launch func() error) {
+	g.compare(b, name, func() (float64, error) {
+		start := time.Now()
+		err := g.lib.Launch(g.fn, g.stream, n)
+		return float64(time.Since(start).Nanoseconds()) / float64(n), err
+	}, func() (float64, error) {
+		ns, err := sidebyside.PerCall(n, launch)
+		if err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		err = g.s.Synchronize()
+		return ns + float64(time.Since(start).Nanoseconds())/float64(n), err
+	})
+}
+
+// compare runs the two sides as sidebyside.Bench does, b.N rounds, on the
+// benchmark's goroutine locked to its thread with the context current
+// (each benchmark runs on a goroutine of its own; the native loops run as
+// in a C program).
+func (g *nativeBench) compare(b *testing.B, name string, native, ours func() (float64, error)) {
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
 	if err := g.be.ctx.Synchronize(); err != nil {
 		b.Fatal(err)
 	}
-	n := b.N
-	native := func() error {
-		if r, _, _ := purego.SyscallN(g.loop, g.fn, g.stream, uintptr(n)); r != 0 {
-			return fmt.Errorf("native loop: CUDA error %d", r)
-		}
-		return nil
-	}
-	ours := func() error {
-		for range n {
-			if err := launch(); err != nil {
-				return err
-			}
-		}
-		return g.s.Synchronize()
-	}
-	timed := func(f func() error) func() (float64, error) {
-		return func() (float64, error) {
-			start := time.Now()
-			err := f()
-			return float64(time.Since(start).Nanoseconds()) / float64(n), err
-		}
-	}
-	if err := errors.Join(ours(), native()); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	r, err := sidebyside.Run(*nativeRounds, timed(native), timed(ours))
-	b.StopTimer()
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := sidebyside.Bench(b, b.N, native, ours)
 	r.Report(b, "ns/launch", "native", name)
+	r.ReportDifference(b, "extra-ns")
 }

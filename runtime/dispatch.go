@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/loomgen/loomgen/hip"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -31,7 +32,7 @@ type sealedDispatch struct {
 	kernel Kernel
 	// packed is the launch as the backend packed it at seal time
 	// (launchPacker), nil where it packs nothing; Run calls it directly.
-	packed launcher
+	packed *hip.PackedLaunch
 	launch launchCmd // the checked launch, for Record and unpacked backends
 	args   []Arg     // NewDispatch's own copy of the launch arguments
 	spans  []span    // the ranges the bindings touch, weights excluded

@@ -7,6 +7,7 @@
  * (fake_stream_stub for the stream-ordered calls). */
 #include <stdlib.h>
 #include <stdint.h>
+#include <time.h>
 
 /* The context current on this OS thread, as the real driver keeps it. Calls
  * that need a context fail with CUDA_ERROR_INVALID_CONTEXT (201) unless the
@@ -103,6 +104,26 @@ static void record_params(void **params) {
 	}
 }
 
+/* After fake_launch_work(spin, touch), every launch also does a driver's
+ * share of work: spin rounds of dependent arithmetic and a read of touch
+ * bytes (one load a cache line) of a buffer of its own, so a host-only
+ * benchmark sees its caller's state evicted from the nearer caches between
+ * two launches as a real driver's microseconds evict it. */
+static long work_spin, work_touch;
+static volatile uint8_t *work_buf;
+static volatile uint64_t work_sink;
+void fake_launch_work(long spin, long touch) {
+	if (touch > 0 && !work_buf) work_buf = calloc(64 << 20, 1);
+	work_spin = spin;
+	work_touch = touch < (64 << 20) ? touch : (64 << 20);
+}
+static void launch_work(void) {
+	uint64_t x = work_sink;
+	for (long i = 0; i < work_spin; i++) x = x * 6364136223846793005u + 1442695040888963407u;
+	for (long i = 0; i < work_touch; i += 64) x += work_buf[i];
+	work_sink = x;
+}
+
 int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
 	if (!stream_ok()) return 201;
@@ -118,7 +139,24 @@ int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned 
 		if (i < 4) last_launch[3 + i] = *(uint64_t *)params[i];
 	}
 	record_params(params);
+	launch_work();
 	return env("FAKE_LAUNCH", 0);
+}
+
+/* fake_submit is native_launch_submit (native_loop.c) against this driver:
+ * n launches of f on stream from C as a C program makes them, timed on
+ * CLOCK_MONOTONIC into *ns, for host-only side-by-side benchmarks. */
+int fake_submit(uintptr_t f, uintptr_t stream, int n, long long *ns) {
+	void *none[1] = {0};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < n; i++) {
+		int r = cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, stream, none, NULL);
+		if (r != 0) return r;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+	return 0;
 }
 
 /* fake_args11 folds its eleven arguments in order, so a caller can check

@@ -12,8 +12,9 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"time"
+
+	"github.com/loomgen/loomgen/internal/sidebyside"
 )
 
 // Report is one run of the suite, as written to JSON.
@@ -74,10 +75,7 @@ func NearestRank(v []float64, p float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	r := int(math.Ceil(p / 100 * float64(len(s))))
-	return s[min(max(r, 1), len(s))-1]
+	return sidebyside.Quantile(v, p/100)
 }
 
 // side summarises per-round costs.

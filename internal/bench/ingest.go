@@ -40,7 +40,7 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 				return nil, fmt.Errorf("%s: metric %q is not a number", f[0], f[i])
 			}
 			unit := f[i+1]
-			if strings.HasPrefix(unit, "min-") || strings.HasPrefix(unit, "max-") {
+			if spread(unit) {
 				continue
 			}
 			if ref, ok := strings.CutPrefix(unit, "ratio-of-"); ok {
@@ -65,4 +65,15 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// spread says whether unit is one of the spread metrics internal/sidebyside
+// reports beside a median ratio (min-, max-, p10-, p90-<ours>/<ref>).
+func spread(unit string) bool {
+	for _, p := range []string{"min-", "max-", "p10-", "p90-"} {
+		if strings.HasPrefix(unit, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,7 +8,7 @@ import (
 
 func TestIngest(t *testing.T) {
 	text := `goos: linux
-BenchmarkVersusNative/launch-16    	  200000	      2.5 ns/op	      2010 go-ns/launch	      1950 native-ns/launch	     1.031 go/native	     0.99 min-go/native	     1.08 max-go/native
+BenchmarkVersusNative/launch-16    	  200000	      2.5 ns/op	      2010 go-ns/launch	      1950 native-ns/launch	     1.031 go/native	     0.99 min-go/native	     1.08 max-go/native	     1.01 p10-go/native	     1.06 p90-go/native	     60.5 extra-ns
 BenchmarkLaunchEmpty-16    	  200000	      2100 ns/op
 BenchmarkTensorCoreVersusCublas/f16-16  20  5000 ns/op  400.0 ours-TFLOP/s  600.0 cublas-TFLOP/s  1.5 ours/cublas  0.6667 ratio-of-cublas
 PASS

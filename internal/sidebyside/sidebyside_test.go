@@ -45,3 +45,15 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestQuantile(t *testing.T) {
+	v := []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
+	for _, c := range []struct{ q, want float64 }{{0.1, 1}, {0.5, 5}, {0.9, 9}, {1, 10}, {0.01, 1}, {0.95, 10}} {
+		if got := Quantile(v, c.q); got != c.want {
+			t.Errorf("Quantile(1..10, %v) = %v, want %v", c.q, got, c.want)
+		}
+	}
+	if got := Quantile(nil, 0.5); got != 0 {
+		t.Errorf("Quantile(nil) = %v", got)
+	}
+}
