@@ -48,6 +48,9 @@ type val struct {
 	// 6.1), so it widens by zero extension, and ops that would read it
 	// signed refuse it (wideIndexOK).
 	wide bool
+	// swz is the row pitch in bytes of a view of a swizzled workgroup
+	// tile (swizzle.go), 0 for a row-major view.
+	swz int64
 	// word, when set, names a 32-bit register whose bits wordShift… this
 	// integer's low bits are (a right shift of it, or an i8 truncation of
 	// one): vector.dot4i then passes the word to dp4a instead of packing
@@ -112,6 +115,9 @@ type emitter struct {
 	// allocaReplay is non-nil, the second version of the body takes them
 	// from it instead of declaring new ones (version.go).
 	allocas, allocaReplay []allocaDecl
+	// swz maps the views of swizzled workgroup tiles to their row pitch
+	// in bytes (swizzle.go).
+	swz map[*loom.Value]int64
 }
 
 // inlineFrame collects the results of an inlined call.
@@ -275,6 +281,7 @@ func (e *emitter) compile() (*Kernel, error) {
 			}
 		}
 	}
+	e.swz = swizzledViews(k.Body, e.sm, e.fragWave())
 	if err := e.bodyVersions(k.Body, aligned); err != nil {
 		return nil, err
 	}

@@ -218,6 +218,10 @@ func (e *emitter) fragmentOp(op *loom.Op, rest string) error {
 			return e.define(op, 0, out)
 		}
 	}
+	if v.swz > 0 {
+		// swizzledViews admits only the fragment loads ldmatrix takes.
+		return invalid(op.Pos, "internal: %s of a swizzled workgroup tile not lowered to ldmatrix", op.Name)
+	}
 	base, err := e.address(op, v, idx)
 	if err != nil {
 		return err
@@ -417,20 +421,14 @@ func (e *emitter) unpack(f *nativeFrag, r *val, n int) []*val {
 func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, rowStride, colStride *val, size int64) (*val, bool) {
 	lhs := f.lay.Role == loom.FragmentLHS
 	if v.space != "shared" || !(lhs || f.lay.Role == loom.FragmentRHS) || !(f.elem.Bits == 16 || (f.elem.Bits == 8 && lhs)) ||
-		!colStride.known || colStride.ci != 1 || !rowStride.known || (rowStride.ci*size)%16 != 0 || addrAlign(v, idx) < 16 || e.sm < 75 {
+		!colStride.known || colStride.ci != 1 || !rowStride.known || (rowStride.ci*size)%16 != 0 || e.sm < 75 {
 		return nil, false
 	}
-	// The origin's constant offset joins each step's immediate.
-	base, imm, err := e.addressParts(op, v, idx)
-	if err != nil {
+	// A swizzled tile's column is a multiple of 16 bytes by swizzleUse and
+	// its rows whole 128-byte lines: only the view's base matters.
+	if a := addrAlign(v, idx); a < 16 && (v.swz == 0 || v.align < 16) {
 		return nil, false
 	}
-	l := e.lanes()
-	r, c := l.lo, l.hi16 // the row, and 16 bytes (8 halves or 16 bytes) along it
-	// Shared views hold shared-window addresses, which ldmatrix takes.
-	sa := e.addrLike(base)
-	e.addrMad(sa, r, rowStride.ci*size, base, false)
-	e.addrMad(sa, c, 1, sa, true)
 	depth := f.lay.Cols
 	if !lhs {
 		depth = f.lay.Rows
@@ -439,6 +437,37 @@ func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, rowSt
 	if f.elem.Bits == 8 {
 		kstep = 32
 	}
+	pitch := rowStride.ci * size
+	// at(kc) is lane's address of 16-deep step kc: lane l reads row
+	// (l mod 16) of the step at 16·(l / 16) bytes along it; a step moves
+	// along the row (lhs) or down the rows (rhs).
+	var at func(kc int) string
+	if v.swz > 0 {
+		var ok bool
+		if at, ok = e.swizzledLanes(op, v, idx, lhs, int64(kstep)*size); !ok {
+			return nil, false
+		}
+	} else {
+		// The origin's constant offset joins each step's immediate.
+		base, imm, err := e.addressParts(op, v, idx)
+		if err != nil {
+			return nil, false
+		}
+		l := e.lanes()
+		// Shared views hold shared-window addresses, which ldmatrix takes.
+		sa := e.addrLike(base)
+		e.addrMad(sa, l.lo, pitch, base, false)
+		e.addrMad(sa, l.hi16, 1, sa, true)
+		at = func(kc int) string {
+			off := imm
+			if lhs {
+				off += int64(kc*kstep) * size
+			} else {
+				off += int64(kc*kstep) * pitch
+			}
+			return addrPlus(sa, off)
+		}
+	}
 	steps := depth / kstep
 	regs := make([]*val, steps*4)
 	for kc := range steps {
@@ -446,21 +475,11 @@ func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, rowSt
 		for i := range dst {
 			dst[i] = e.newVal(i32Type)
 		}
-		off := imm
-		if lhs {
-			off += int64(kc*kstep) * size // along the row
-		} else {
-			off += int64(kc*kstep) * rowStride.ci * size // down the rows
-		}
-		at := sa
-		if off != 0 {
-			at = fmt.Sprintf("%s+%d", sa, off)
-		}
 		trans := ""
 		if !lhs {
 			trans = ".trans"
 		}
-		e.ins("ldmatrix.sync.aligned.m8n8.x4%s.shared.b16 {%s, %s, %s, %s}, [%s]", trans, dst[0].reg, dst[1].reg, dst[2].reg, dst[3].reg, at)
+		e.ins("ldmatrix.sync.aligned.m8n8.x4%s.shared.b16 {%s, %s, %s, %s}, [%s]", trans, dst[0].reg, dst[1].reg, dst[2].reg, dst[3].reg, at(kc))
 		if lhs {
 			copy(regs[kc*4:], dst[:])
 			continue
@@ -471,6 +490,14 @@ func (e *emitter) ldmatrix(op *loom.Op, f *nativeFrag, v *val, idx []*val, rowSt
 		regs[(steps+kc)*2], regs[(steps+kc)*2+1] = dst[2], dst[3]
 	}
 	return &val{t: vecResultType(op), frag: f, vec: regs}, true
+}
+
+// addrPlus is the operand [reg+off] of a memory instruction.
+func addrPlus(reg string, off int64) string {
+	if off == 0 {
+		return reg
+	}
+	return fmt.Sprintf("%s+%d", reg, off)
 }
 
 // warpTile is this warp's slice of the shared scratch for one tile.

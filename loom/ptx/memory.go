@@ -164,6 +164,7 @@ func (e *emitter) bufferView(op *loom.Op) error {
 	if err := e.shapeView(out, out.t, op.Pos); err != nil {
 		return err
 	}
+	out.swz = e.swz[op.Results[0]]
 	return e.define(op, 0, out)
 }
 
@@ -312,13 +313,29 @@ func (e *emitter) subview(op *loom.Op) error {
 	if err != nil {
 		return err
 	}
-	base, err := e.address(op, v, offs)
+	var base string
+	if v.swz > 0 {
+		// One 16-byte chunk of a swizzled tile: contiguous at its
+		// permuted place, aligned to 16 there (swizzle.go).
+		if len(offs) != 2 {
+			return invalid(op.Pos, "view.subview of a swizzled workgroup tile needs a row and a column")
+		}
+		base, err = e.swizzledChunk(op, v, offs[0], offs[1])
+	} else {
+		base, err = e.address(op, v, offs)
+	}
 	if err != nil {
 		return err
 	}
 	out := &val{t: resultType(op, 0), reg: base, space: v.space, strides: v.strides, alignPred: v.alignPred}
 	out.align = addrAlign(v, offs)
 	out.nat = natAlign(v, offs)
+	if v.swz > 0 {
+		// base + r·P + (c XOR 16·(r mod 8)) with c a multiple of 16 bytes
+		// (swizzleUse) and P of 128: the chunk is as aligned as the view
+		// up to 16, whatever the column's known alignment says.
+		out.align, out.nat = min(max(out.align, v.align), 16), min(max(out.nat, v.nat), 16)
+	}
 	if err := e.dimsOf(out, out.t, op.Pos); err != nil {
 		return err
 	}
