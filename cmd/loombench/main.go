@@ -164,7 +164,7 @@ func buildNative(nvcc, work, dump string, opt *bench.GPUOptions, logf func(strin
 		}
 		work = d
 	}
-	for _, name := range []string{"kernels.cu", "matvec_next.cu", "cublas.c"} {
+	for _, name := range []string{"kernels.cu", "cublas.c"} {
 		src, err := bench.NativeFS.ReadFile("native/" + name)
 		if err != nil {
 			return err
@@ -182,14 +182,8 @@ func buildNative(nvcc, work, dump string, opt *bench.GPUOptions, logf func(strin
 		}
 		return nil
 	}
-	// matvec_next.cu includes kernels.cu and adds the mat-vec variants;
-	// if nvcc rejects it, kernels.cu alone keeps the other kernels' nvcc
-	// side.
-	if err := run("-O3", "-arch=sm_90", "-ptx", "-o", "kernels_nvcc.ptx", "matvec_next.cu"); err != nil {
-		logf("%v\nbuilding kernels.cu alone: the kernels of matvec_next.cu have no nvcc side", err)
-		if err := run("-O3", "-arch=sm_90", "-ptx", "-o", "kernels_nvcc.ptx", "kernels.cu"); err != nil {
-			return err
-		}
+	if err := run("-O3", "-arch=sm_90", "-ptx", "-o", "kernels_nvcc.ptx", "kernels.cu"); err != nil {
+		return err
 	}
 	opt.NvccPTX = filepath.Join(work, "kernels_nvcc.ptx")
 	if dump != "" {

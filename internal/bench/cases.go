@@ -14,9 +14,9 @@ import (
 var kernelFS embed.FS
 
 // NativeFS holds the CUDA sources of the nvcc and cuBLAS sides:
-// kernels.cu, matvec_next.cu (which includes it) and cublas.c.
+// kernels.cu and cublas.c.
 //
-//go:embed native/kernels.cu native/matvec_next.cu native/cublas.c
+//go:embed native/kernels.cu native/cublas.c
 var NativeFS embed.FS
 
 // parseKernel parses one embedded Loom file.

@@ -16,8 +16,7 @@ import (
 
 // GPUOptions configure the GPU suite.
 type GPUOptions struct {
-	// NvccPTX is the PTX nvcc built from native/matvec_next.cu (or
-	// kernels.cu alone, when nvcc rejects the former); CublasLib the
+	// NvccPTX is the PTX nvcc built from native/kernels.cu; CublasLib the
 	// shared library built from native/cublas.c (empty: no cuBLAS side).
 	NvccPTX, CublasLib string
 	// Rounds of alternating timing per comparison.
@@ -176,6 +175,53 @@ func (g *gpu) CopyBandwidth() (Result, float64, error) {
 	return Result{Group: "gpu-memory", Name: "copy", Shape: "256 MiB", Sides: []Side{sd}}, sd.Rate, nil
 }
 
+// CopyAt measures cuMemcpyDtoD moving traffic bytes (read plus write: a
+// copy of traffic/2 bytes), 20 copies between two events as the kernels'
+// launches are timed, source and destination rotating through 256 MiB so
+// every copy reads DRAM: the copy's own rate at a kernel's size, its
+// fixed costs included. The result is named "copy at" name and shape.
+func (g *gpu) CopyAt(name, shape string, traffic float64) (Result, error) {
+	const span = 256 << 20
+	n := int(traffic/2) &^ 255
+	src, err := g.alloc(span)
+	if err != nil {
+		return Result{}, err
+	}
+	dst, err := g.alloc(span)
+	if err != nil {
+		return Result{}, err
+	}
+	const per = 20
+	slots := span / n
+	next := 0
+	cp := func() (float64, error) {
+		return g.timed(per, func() error {
+			for range per {
+				off := uintptr(next%slots) * uintptr(n)
+				next++
+				if err := g.s.CopyDtoD(dst.Ptr()+hip.DevicePtr(off), src.Ptr()+hip.DevicePtr(off), n); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for range 3 {
+		if _, err := cp(); err != nil {
+			return Result{}, err
+		}
+	}
+	t, err := rounds(g.opt.Rounds, cp)
+	if err != nil {
+		return Result{}, err
+	}
+	sd := side("cuMemcpyDtoD", "us", t[0])
+	sd.Rate, sd.RateUnit = 2*float64(n)/sd.Median/1e3, "GB/s"
+	res := Result{Group: "gpu-memory", Name: "copy at " + name, Shape: shape, Sides: []Side{sd}}
+	g.logf("copy at %s %s (%d bytes a copy): %.3f us, %.1f GB/s", name, shape, n, sd.Median, sd.Rate)
+	return res, nil
+}
+
 // launchable is one side of a kernel comparison: a function and one
 // argument list per copy of the weights.
 type launchable struct {
@@ -318,8 +364,8 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 	}
 	sides = append(sides, lo)
 	if g.nv != nil {
-		// A kernel nvcc did not build (matvec_next.cu rejected) is
-		// still measured, against the copy rate only.
+		// A kernel without an nvcc entry is still measured, against
+		// the copy rate only.
 		if fn, err := g.nv.Function(k.Entry); err != nil {
 			g.logf("%s: no nvcc side: %v", inst.Export, err)
 			res.Check += "; no nvcc side (" + err.Error() + ")"

@@ -82,6 +82,7 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 		}
 	}
 	var errs []error
+	copied := map[string]bool{}
 	for _, j := range jobs {
 		if opt.Only != nil && !opt.Only.MatchString(j.export) {
 			continue
@@ -101,13 +102,35 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 			continue
 		}
 		rep.Results = append(rep.Results, rs...)
+		if at := matvecKind(inst.Export); at != "" && !copied[at+inst.Shape] {
+			// The yardstick at the mat-vec's own traffic, once per kind
+			// and shape.
+			copied[at+inst.Shape] = true
+			cr, err := g.CopyAt(at, inst.Shape, inst.Bytes)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("copy at %s %s: %w", at, inst.Shape, err))
+				continue
+			}
+			rep.Results = append(rep.Results, cr)
+		}
 	}
 	return errors.Join(errs...)
 }
 
 // matvecExports are the mat-vec kernels of matvec_q.loom the GPU suite
 // measures, each at 4096×4096 and 4096×14336.
-var matvecExports = []string{"matvec_q8_0", "matvec_q4_k"}
+var matvecExports = []string{"matvec_q8_0", "matvec_q8_0_pf", "matvec_q4_k", "matvec_q4_k_pf", "matvec_q4_k_d2", "matvec_q4_k_d2pf"}
+
+// matvecKind is "q8_0" or "q4_K" for a mat-vec export, else "".
+func matvecKind(export string) string {
+	switch {
+	case strings.HasPrefix(export, "matvec_q8_0"):
+		return "q8_0"
+	case strings.HasPrefix(export, "matvec_q4_k"):
+		return "q4_K"
+	}
+	return ""
+}
 
 // NoGPU reports whether err means there is no NVIDIA GPU to measure.
 func NoGPU(err error) bool {

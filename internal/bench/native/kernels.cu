@@ -400,3 +400,252 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int col
     if (lane == 0 && r < rows)
         y[r] = acc;
 }
+
+// matvec_q4_k_d2: matvec_q4_k with two steps in flight (as matvec_q.loom's):
+// each lane loads one word (lane % 4) of each super-block head, the eight
+// lanes of a super-block gathering the four by shuffles, so a step takes
+// 10 registers; the first two steps issued after x's loads and before x
+// is quantized, each step's second successor before its arithmetic.
+struct q4dstep {
+    int4 q[2];
+    int h[2];
+};
+
+__device__ __forceinline__ q4dstep q4d_step(const unsigned char *wr, int gc, int qoff, int hw)
+{
+    q4dstep s;
+#pragma unroll
+    for (int u = 0; u < 2; u++) {
+        const unsigned char *blk = wr + (size_t)((gc + 1024 * u) >> 8) * 144;
+        s.q[u] = *(const int4 *)(blk + qoff);
+        s.h[u] = ((const int *)blk)[hw];
+    }
+    return s;
+}
+
+__device__ __forceinline__ int4 q4d_head(int hw, int hb)
+{
+    int4 r;
+    r.x = __shfl_sync(0xffffffff, hw, hb);
+    r.y = __shfl_sync(0xffffffff, hw, hb + 1);
+    r.z = __shfl_sync(0xffffffff, hw, hb + 2);
+    r.w = __shfl_sync(0xffffffff, hw, hb + 3);
+    return r;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k_d2(int rows, int cols, const unsigned char *w, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
+    __shared__ float xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    int nsb = cols / 256;
+    int part = lane % 8, g = part / 2, h = part % 2;
+    int hw = lane % 4, hb = (lane / 8) * 8;
+    bool low = g < 2;
+    int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int shmh = (low ? sh : sh + 4) + 8 * h, th = sh + 2 + 8 * h;
+    unsigned ma = low ? 63 : 15, mb = low ? 0 : 48;
+    int first = (lane / 8) * 256 + 64 * g + 16 * h;
+    float acc = 0.0f;
+    const unsigned char *wr = w + (size_t)rl * nsb * 144;
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
+        q4dstep cur = q4d_step(wr, c0 + first, qoff, hw);
+        q4dstep nxt = cur;
+        if (2048 < len)
+            nxt = q4d_step(wr, c0 + first + 2048, qoff, hw);
+        quantize_x4(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = first; cb < len; cb += 2048) {
+            q4dstep far = cur;
+            if (cb + 4096 < len)
+                far = q4d_step(wr, c0 + cb + 4096, qoff, hw);
+            int4 hd0 = q4d_head(cur.h[0], hb), hd1 = q4d_head(cur.h[1], hb);
+            acc = q4l_pair(cur.q[0], hd0, xq, xd, xs, cb, h, low, sh, shmh, th, ma, mb, acc);
+            acc = q4l_pair(cur.q[1], hd1, xq, xd, xs, cb + 1024, h, low, sh, shmh, th, ma, mb, acc);
+            cur = nxt;
+            nxt = far;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
+
+// L2 prefetches (as matvec_q.loom's q8_pf and q4_pf): the step of a row
+// at columns col… col + 2047, one 128-byte line a lane, nothing past the
+// row's end.
+__device__ __forceinline__ void prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(p)));
+}
+
+__device__ __forceinline__ void q8_pf(const int *qr, const __half *dr, int cols, int lane, int col)
+{
+    if (lane < 16) {
+        int wi = (col >> 2) + 32 * lane;
+        if (wi < cols / 4)
+            prefetch_l2(qr + wi);
+    } else if (lane == 16) {
+        int bi = col >> 5;
+        if (bi < cols / 32)
+            prefetch_l2(dr + bi);
+    }
+}
+
+__device__ __forceinline__ void q4_pf(const unsigned char *wr, int cols, int lane, int col)
+{
+    if (lane < 9) {
+        int wi = (col >> 8) * 36 + 32 * lane;
+        if (wi < (cols / 256) * 36)
+            prefetch_l2((const int *)wr + wi);
+    }
+}
+
+// matvec_q8_0_pf: matvec_q8_0 with L2 prefetches of steps 1 and 2 of a
+// chunk after the first step's loads and, at each step, of the step three
+// ahead.
+extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0_pf(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    float acc = 0.0f;
+    const int *qr = q + (size_t)rl * (cols / 4);
+    const __half *dr = d + (size_t)rl * (cols / 32);
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
+        q8step cur = q8_step(qr, dr, c0 + lane * 16);
+        q8_pf(qr, dr, cols, lane, c0 + 2048);
+        q8_pf(qr, dr, cols, lane, c0 + 4096);
+        quantize_x4(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = lane * 16; cb < len; cb += 2048) {
+            q8step nxt = cur;
+            if (cb + 2048 < len)
+                nxt = q8_step(qr, dr, c0 + cb + 2048);
+            q8_pf(qr, dr, cols, lane, c0 + cb - lane * 16 + 6144);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int c = cb + 512 * j;
+                int4 xw = *(const int4 *)(xq + (c >> 2));
+                int s = __dp4a(cur.q[j].x, xw.x, 0);
+                s = __dp4a(cur.q[j].y, xw.y, s);
+                s = __dp4a(cur.q[j].z, xw.z, s);
+                s = __dp4a(cur.q[j].w, xw.w, s);
+                acc = fmaf(__half2float(cur.d[j]) * xd[c >> 5], (float)s, acc);
+            }
+            cur = nxt;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
+
+// matvec_q4_k_pf: matvec_q4_k with L2 prefetches of steps 1 and 2 of a
+// chunk after the first step's loads and, at each step, of the step three
+// ahead.
+extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k_pf(int rows, int cols, const unsigned char *w, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
+    __shared__ float xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    int nsb = cols / 256;
+    int part = lane % 8, g = part / 2, h = part % 2;
+    bool low = g < 2;
+    int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int shmh = (low ? sh : sh + 4) + 8 * h, th = sh + 2 + 8 * h;
+    unsigned ma = low ? 63 : 15, mb = low ? 0 : 48;
+    int first = (lane / 8) * 256 + 64 * g + 16 * h;
+    float acc = 0.0f;
+    const unsigned char *wr = w + (size_t)rl * nsb * 144;
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
+        q4step cur = q4_step(wr, c0 + first, qoff);
+        q4_pf(wr, cols, lane, c0 + 2048);
+        q4_pf(wr, cols, lane, c0 + 4096);
+        quantize_x4(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = first; cb < len; cb += 2048) {
+            q4step nxt = cur;
+            if (cb + 2048 < len)
+                nxt = q4_step(wr, c0 + cb + 2048, qoff);
+            q4_pf(wr, cols, lane, c0 + cb - first + 6144);
+            acc = q4l_pair(cur.q[0], cur.h[0], xq, xd, xs, cb, h, low, sh, shmh, th, ma, mb, acc);
+            acc = q4l_pair(cur.q[1], cur.h[1], xq, xd, xs, cb + 1024, h, low, sh, shmh, th, ma, mb, acc);
+            cur = nxt;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
+
+// matvec_q4_k_d2pf: matvec_q4_k_d2 with L2 prefetches of steps 2 and 3
+// of a chunk after the first two steps' loads and, at each step, of the
+// step four ahead.
+extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k_d2pf(int rows, int cols, const unsigned char *w, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
+    __shared__ float xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    int nsb = cols / 256;
+    int part = lane % 8, g = part / 2, h = part % 2;
+    int hw = lane % 4, hb = (lane / 8) * 8;
+    bool low = g < 2;
+    int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int shmh = (low ? sh : sh + 4) + 8 * h, th = sh + 2 + 8 * h;
+    unsigned ma = low ? 63 : 15, mb = low ? 0 : 48;
+    int first = (lane / 8) * 256 + 64 * g + 16 * h;
+    float acc = 0.0f;
+    const unsigned char *wr = w + (size_t)rl * nsb * 144;
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
+        q4dstep cur = q4d_step(wr, c0 + first, qoff, hw);
+        q4dstep nxt = cur;
+        if (2048 < len)
+            nxt = q4d_step(wr, c0 + first + 2048, qoff, hw);
+        q4_pf(wr, cols, lane, c0 + 4096);
+        q4_pf(wr, cols, lane, c0 + 6144);
+        quantize_x4(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = first; cb < len; cb += 2048) {
+            q4dstep far = cur;
+            if (cb + 4096 < len)
+                far = q4d_step(wr, c0 + cb + 4096, qoff, hw);
+            q4_pf(wr, cols, lane, c0 + cb - first + 8192);
+            int4 hd0 = q4d_head(cur.h[0], hb), hd1 = q4d_head(cur.h[1], hb);
+            acc = q4l_pair(cur.q[0], hd0, xq, xd, xs, cb, h, low, sh, shmh, th, ma, mb, acc);
+            acc = q4l_pair(cur.q[1], hd1, xq, xd, xs, cb + 1024, h, low, sh, shmh, th, ma, mb, acc);
+            cur = nxt;
+            nxt = far;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
