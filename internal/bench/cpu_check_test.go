@@ -72,22 +72,6 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"q8_0/odd-steps", Q8_0("matvec_q8_0", 37, 14336)},
 		{"q4_K/one-step", Q4K("matvec_q4_k", 3, 2048)},
 		{"q4_K/odd-steps", Q4K("matvec_q4_k", 37, 14336)},
-		{"q4_K_d2", Q4K("matvec_q4_k_d2", 13, 4096)},
-		{"q4_K_d2/two-chunks", Q4K("matvec_q4_k_d2", 5, 18432)},
-		{"q4_K_d2/one-step", Q4K("matvec_q4_k_d2", 3, 2048)},
-		{"q4_K_d2/odd-steps", Q4K("matvec_q4_k_d2", 37, 14336)},
-		{"q8_0_pf", Q8_0("matvec_q8_0_pf", 13, 4096)},
-		{"q8_0_pf/two-chunks", Q8_0("matvec_q8_0_pf", 5, 18432)},
-		{"q8_0_pf/one-step", Q8_0("matvec_q8_0_pf", 3, 2048)},
-		{"q8_0_pf/odd-steps", Q8_0("matvec_q8_0_pf", 37, 14336)},
-		{"q4_K_pf", Q4K("matvec_q4_k_pf", 13, 4096)},
-		{"q4_K_pf/two-chunks", Q4K("matvec_q4_k_pf", 5, 18432)},
-		{"q4_K_pf/one-step", Q4K("matvec_q4_k_pf", 3, 2048)},
-		{"q4_K_pf/odd-steps", Q4K("matvec_q4_k_pf", 37, 14336)},
-		{"q4_K_d2pf", Q4K("matvec_q4_k_d2pf", 13, 4096)},
-		{"q4_K_d2pf/two-chunks", Q4K("matvec_q4_k_d2pf", 5, 18432)},
-		{"q4_K_d2pf/one-step", Q4K("matvec_q4_k_d2pf", 3, 2048)},
-		{"q4_K_d2pf/odd-steps", Q4K("matvec_q4_k_d2pf", 37, 14336)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
