@@ -141,5 +141,6 @@ func ReadJSON(path string) (*Report, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	SetTargets(r.Results)
 	return &r, nil
 }

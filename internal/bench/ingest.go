@@ -64,7 +64,36 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 			out = append(out, res)
 		}
 	}
+	SetTargets(out)
 	return out, sc.Err()
+}
+
+// ingestTargets are issue 15's targets for the comparisons that come in
+// through Ingest, by result name and reference: the tensor-core matmuls at
+// 4096³ (≥ 0.5 of cuBLAS; their padded and rasterized variants are
+// context, held to nothing) and session direct dispatch (≤ 1.05× C's
+// time, so ≥ 1/1.05 as the throughput ratio the report keeps).
+var ingestTargets = map[string]map[string]float64{
+	"TensorCoreVersusCublas/f16_4096":  {"cublas": 0.5},
+	"TensorCoreVersusCublas/bf16_4096": {"cublas": 0.5},
+	"SessionVersusNative":              {"native": 1 / 1.05},
+	"SessionVersusNative/submit":       {"native": 1 / 1.05},
+	"LayersVersusNative/session":       {"native": 1 / 1.05},
+}
+
+// SetTargets gives each ratio of rs that has no target the one
+// ingestTargets names for it, and says whether its median meets it. Reports
+// written before ingested results carried targets get them when read.
+func SetTargets(rs []Result) {
+	for i := range rs {
+		for j := range rs[i].Ratios {
+			q := &rs[i].Ratios[j]
+			if t := ingestTargets[rs[i].Name][q.Versus]; t > 0 && q.Target == 0 {
+				met := q.Median >= t
+				q.Target, q.Met = t, &met
+			}
+		}
+	}
 }
 
 // spread says whether unit is one of the spread metrics internal/sidebyside
