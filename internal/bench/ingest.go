@@ -17,7 +17,8 @@ import (
 // (a per-round median time ratio, as internal/sidebyside reports it)
 // becomes the throughput ratio ref ÷ ours, so that above 1 means ours is
 // faster throughout the report; "ratio-of-<ref>" is taken as that ratio
-// already. Lines without a ratio are skipped.
+// already and stands over a time ratio against the same reference. Lines
+// without a ratio are skipped.
 func Ingest(r io.Reader, group string) ([]Result, error) {
 	var out []Result
 	sc := bufio.NewScanner(r)
@@ -34,6 +35,7 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 			}
 		}
 		res := Result{Group: group, Name: strings.TrimPrefix(name, "Benchmark")}
+		direct := map[string]bool{} // references with a ratio-of-<ref> metric
 		for i := 2; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {
@@ -44,8 +46,13 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 				continue
 			}
 			if ref, ok := strings.CutPrefix(unit, "ratio-of-"); ok {
-				// Already a throughput ratio ours ÷ ref.
+				// Already a throughput ratio ours ÷ ref: the median of
+				// the per-round throughput ratios, as the report defines
+				// its ratios, where the inverted median time ratio is
+				// only close to it. It stands before a time ratio.
+				res.Ratios = slices.DeleteFunc(res.Ratios, func(q Ratio) bool { return q.Versus == ref })
 				res.Ratios = append(res.Ratios, Ratio{Versus: ref, Median: v})
+				direct[ref] = true
 				continue
 			}
 			sideName, sideUnit, isSide := strings.Cut(unit, "-")
@@ -54,11 +61,12 @@ func Ingest(r io.Reader, group string) ([]Result, error) {
 			case isSide && strings.Contains(sideUnit, "/"):
 				res.Sides = append(res.Sides, Side{Name: sideName, Unit: sideUnit, Median: v})
 			case isRatio && !strings.ContainsAny(unit, "-") && ours != "ns" && ours != "B" && v > 0:
-				res.Ratios = append(res.Ratios, Ratio{Versus: ref, Median: 1 / v})
+				if !direct[ref] {
+					res.Ratios = append(res.Ratios, Ratio{Versus: ref, Median: 1 / v})
+				}
 			}
 		}
-		// A benchmark may report the same comparison twice (a time ratio
-		// and a ratio-of-<ref>): the first one stands.
+		// Of two time ratios against one reference the first stands.
 		res.Ratios = slices.CompactFunc(res.Ratios, func(a, b Ratio) bool { return a.Versus == b.Versus })
 		if len(res.Ratios) > 0 {
 			out = append(out, res)
