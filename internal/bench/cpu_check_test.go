@@ -72,19 +72,6 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"q8_0/odd-steps", Q8_0("matvec_q8_0", 37, 14336)},
 		{"q4_K/one-step", Q4K("matvec_q4_k", 3, 2048)},
 		{"q4_K/odd-steps", Q4K("matvec_q4_k", 37, 14336)},
-		{"q8_0_d2", Q8_0("matvec_q8_0_d2", 13, 4096)},
-		{"q4_K_d2", Q4K("matvec_q4_k_d2", 13, 4096)},
-		{"q8_0_d2/two-chunks", Q8_0("matvec_q8_0_d2", 5, 18432)},
-		{"q4_K_d2/two-chunks", Q4K("matvec_q4_k_d2", 5, 18432)},
-		{"q8_0_d2/one-step", Q8_0("matvec_q8_0_d2", 3, 2048)},
-		{"q8_0_d2/odd-steps", Q8_0("matvec_q8_0_d2", 37, 14336)},
-		{"q4_K_d2/one-step", Q4K("matvec_q4_k_d2", 3, 2048)},
-		{"q4_K_d2/odd-steps", Q4K("matvec_q4_k_d2", 37, 14336)},
-		{"q4_K_d3", Q4K("matvec_q4_k_d3", 13, 4096)},
-		{"q4_K_d3/two-chunks", Q4K("matvec_q4_k_d3", 5, 18432)},
-		{"q4_K_d3/one-step", Q4K("matvec_q4_k_d3", 3, 2048)},
-		{"q4_K_d3/odd-steps", Q4K("matvec_q4_k_d3", 37, 14336)},
-		{"q4_K_d3/three-steps", Q4K("matvec_q4_k_d3", 3, 6144)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
