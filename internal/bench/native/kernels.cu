@@ -400,3 +400,196 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int col
     if (lane == 0 && r < rows)
         y[r] = acc;
 }
+
+// x_load8 and quantize_x8: x_load4 and quantize_x4 for 512 threads, the
+// columns 4tid + 2048k (k < 8) of the chunk.
+struct xvec8 {
+    float4 v[8];
+};
+
+__device__ __forceinline__ xvec8 x_load8(const float *x, int base, int len, int tid)
+{
+    xvec8 r;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        r.v[k] = tid * 4 + 2048 * k < len ? *(const float4 *)(x + base + tid * 4 + 2048 * k) : make_float4(0, 0, 0, 0);
+    return r;
+}
+
+__device__ __forceinline__ void quantize_x8(const xvec8 &v, int len, int tid, int *xq, float *xd, float *xs)
+{
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        if (tid * 4 + 2048 * k < len)
+            quantize_four(v.v[k], tid * 4 + 2048 * k, tid, xq, xd, xs);
+}
+
+// matvec_q8_0_w16: matvec_q8_0 with grid ((rows+15)/16), block (32, 16).
+extern "C" __global__ void __launch_bounds__(512) matvec_q8_0_w16(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 16 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    float acc = 0.0f;
+    const int *qr = q + (size_t)rl * (cols / 4);
+    const __half *dr = d + (size_t)rl * (cols / 32);
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec8 xv = x_load8(x, c0, len, tid);
+        q8step cur = q8_step(qr, dr, c0 + lane * 16);
+        quantize_x8(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = lane * 16; cb < len; cb += 2048) {
+            q8step nxt = cur;
+            if (cb + 2048 < len)
+                nxt = q8_step(qr, dr, c0 + cb + 2048);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int c = cb + 512 * j;
+                int4 xw = *(const int4 *)(xq + (c >> 2));
+                int s = __dp4a(cur.q[j].x, xw.x, 0);
+                s = __dp4a(cur.q[j].y, xw.y, s);
+                s = __dp4a(cur.q[j].z, xw.z, s);
+                s = __dp4a(cur.q[j].w, xw.w, s);
+                acc = fmaf(__half2float(cur.d[j]) * xd[c >> 5], (float)s, acc);
+            }
+            cur = nxt;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
+
+// matvec_q4_k_w16: matvec_q4_k with grid ((rows+15)/16), block (32, 16).
+extern "C" __global__ void __launch_bounds__(512) matvec_q4_k_w16(int rows, int cols, const unsigned char *w, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
+    __shared__ float xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 16 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    int nsb = cols / 256;
+    int part = lane % 8, g = part / 2, h = part % 2;
+    bool low = g < 2;
+    int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int shmh = (low ? sh : sh + 4) + 8 * h, th = sh + 2 + 8 * h;
+    unsigned ma = low ? 63 : 15, mb = low ? 0 : 48;
+    int first = (lane / 8) * 256 + 64 * g + 16 * h;
+    float acc = 0.0f;
+    const unsigned char *wr = w + (size_t)rl * nsb * 144;
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec8 xv = x_load8(x, c0, len, tid);
+        q4step cur = q4_step(wr, c0 + first, qoff);
+        quantize_x8(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = first; cb < len; cb += 2048) {
+            q4step nxt = cur;
+            if (cb + 2048 < len)
+                nxt = q4_step(wr, c0 + cb + 2048, qoff);
+            acc = q4l_pair(cur.q[0], cur.h[0], xq, xd, xs, cb, h, low, sh, shmh, th, ma, mb, acc);
+            acc = q4l_pair(cur.q[1], cur.h[1], xq, xd, xs, cb + 1024, h, low, sh, shmh, th, ma, mb, acc);
+            cur = nxt;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
+
+// matvec_q8_0_w16d2: matvec_q8_0_d2 with grid ((rows+15)/16), block (32, 16).
+extern "C" __global__ void __launch_bounds__(512) matvec_q8_0_w16d2(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 16 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    float acc = 0.0f;
+    const int *qr = q + (size_t)rl * (cols / 4);
+    const __half *dr = d + (size_t)rl * (cols / 32);
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec8 xv = x_load8(x, c0, len, tid);
+        q8step cur = q8_step(qr, dr, c0 + lane * 16);
+        q8step nxt = cur;
+        if (lane * 16 + 2048 < len)
+            nxt = q8_step(qr, dr, c0 + lane * 16 + 2048);
+        quantize_x8(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = lane * 16; cb < len; cb += 2048) {
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int c = cb + 512 * j;
+                int4 xw = *(const int4 *)(xq + (c >> 2));
+                int s = __dp4a(cur.q[j].x, xw.x, 0);
+                s = __dp4a(cur.q[j].y, xw.y, s);
+                s = __dp4a(cur.q[j].z, xw.z, s);
+                s = __dp4a(cur.q[j].w, xw.w, s);
+                acc = fmaf(__half2float(cur.d[j]) * xd[c >> 5], (float)s, acc);
+            }
+            q8step far = nxt;
+            if (cb + 4096 < len)
+                far = q8_step(qr, dr, c0 + cb + 4096);
+            cur = nxt;
+            nxt = far;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
+
+// matvec_q4_k_w16d2: matvec_q4_k_d2 with grid ((rows+15)/16), block (32, 16).
+extern "C" __global__ void __launch_bounds__(512) matvec_q4_k_w16d2(int rows, int cols, const unsigned char *w, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
+    __shared__ float xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 16 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    int nsb = cols / 256;
+    int part = lane % 8, g = part / 2, h = part % 2;
+    bool low = g < 2;
+    int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int shmh = (low ? sh : sh + 4) + 8 * h, th = sh + 2 + 8 * h;
+    unsigned ma = low ? 63 : 15, mb = low ? 0 : 48;
+    int first = (lane / 8) * 256 + 64 * g + 16 * h;
+    float acc = 0.0f;
+    const unsigned char *wr = w + (size_t)rl * nsb * 144;
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec8 xv = x_load8(x, c0, len, tid);
+        q4step cur = q4_step(wr, c0 + first, qoff);
+        q4step nxt = cur;
+        if (first + 2048 < len)
+            nxt = q4_step(wr, c0 + first + 2048, qoff);
+        quantize_x8(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = first; cb < len; cb += 2048) {
+            acc = q4l_pair(cur.q[0], cur.h[0], xq, xd, xs, cb, h, low, sh, shmh, th, ma, mb, acc);
+            acc = q4l_pair(cur.q[1], cur.h[1], xq, xd, xs, cb + 1024, h, low, sh, shmh, th, ma, mb, acc);
+            q4step far = nxt;
+            if (cb + 4096 < len)
+                far = q4_step(wr, c0 + cb + 4096, qoff);
+            cur = nxt;
+            nxt = far;
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
