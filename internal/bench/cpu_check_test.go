@@ -72,22 +72,6 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"q8_0/odd-steps", Q8_0("matvec_q8_0", 37, 14336)},
 		{"q4_K/one-step", Q4K("matvec_q4_k", 3, 2048)},
 		{"q4_K/odd-steps", Q4K("matvec_q4_k", 37, 14336)},
-		{"matvec_q8_0_w16", Q8_0("matvec_q8_0_w16", 13, 4096)},
-		{"matvec_q8_0_w16/two-chunks", Q8_0("matvec_q8_0_w16", 5, 18432)},
-		{"matvec_q8_0_w16/one-step", Q8_0("matvec_q8_0_w16", 3, 2048)},
-		{"matvec_q8_0_w16/odd-steps", Q8_0("matvec_q8_0_w16", 37, 14336)},
-		{"matvec_q4_k_w16", Q4K("matvec_q4_k_w16", 13, 4096)},
-		{"matvec_q4_k_w16/two-chunks", Q4K("matvec_q4_k_w16", 5, 18432)},
-		{"matvec_q4_k_w16/one-step", Q4K("matvec_q4_k_w16", 3, 2048)},
-		{"matvec_q4_k_w16/odd-steps", Q4K("matvec_q4_k_w16", 37, 14336)},
-		{"matvec_q8_0_w16d2", Q8_0("matvec_q8_0_w16d2", 13, 4096)},
-		{"matvec_q8_0_w16d2/two-chunks", Q8_0("matvec_q8_0_w16d2", 5, 18432)},
-		{"matvec_q8_0_w16d2/one-step", Q8_0("matvec_q8_0_w16d2", 3, 2048)},
-		{"matvec_q8_0_w16d2/odd-steps", Q8_0("matvec_q8_0_w16d2", 37, 14336)},
-		{"matvec_q4_k_w16d2", Q4K("matvec_q4_k_w16d2", 13, 4096)},
-		{"matvec_q4_k_w16d2/two-chunks", Q4K("matvec_q4_k_w16d2", 5, 18432)},
-		{"matvec_q4_k_w16d2/one-step", Q4K("matvec_q4_k_w16d2", 3, 2048)},
-		{"matvec_q4_k_w16d2/odd-steps", Q4K("matvec_q4_k_w16d2", 37, 14336)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
