@@ -400,3 +400,108 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int col
     if (lane == 0 && r < rows)
         y[r] = acc;
 }
+
+// q8_dot adds one q8_0 step (s, at chunk column cb) to acc: four spans of
+// four dp4a, as the kept kernel's inner loop.
+__device__ __forceinline__ float q8_dot(const q8step &s, const int *xq, const float *xd, int cb, float acc)
+{
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        int c = cb + 512 * j;
+        int4 xw = *(const int4 *)(xq + (c >> 2));
+        int t = __dp4a(s.q[j].x, xw.x, 0);
+        t = __dp4a(s.q[j].y, xw.y, t);
+        t = __dp4a(s.q[j].z, xw.z, t);
+        t = __dp4a(s.q[j].w, xw.w, t);
+        acc = fmaf(__half2float(s.d[j]) * xd[c >> 5], (float)t, acc);
+    }
+    return acc;
+}
+
+// matvec_q8_0_d2u and matvec_q4_k_d2u: the kept kernels with two steps in
+// flight, as matvec_q.loom's q8_rest2u / q4_rest2u: steps taken in pairs,
+// each step buffer reloaded in place with the step two ahead right after
+// its arithmetic, so no buffer is copied into another while its loads are
+// pending.
+extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0_d2u(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    float acc = 0.0f;
+    const int *qr = q + (size_t)rl * (cols / 4);
+    const __half *dr = d + (size_t)rl * (cols / 32);
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
+        q8step a = q8_step(qr, dr, c0 + lane * 16);
+        q8step b = a;
+        if (lane * 16 + 2048 < len)
+            b = q8_step(qr, dr, c0 + lane * 16 + 2048);
+        quantize_x4(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = lane * 16; cb < len; cb += 4096) {
+            acc = q8_dot(a, xq, xd, cb, acc);
+            if (cb + 4096 < len)
+                a = q8_step(qr, dr, c0 + cb + 4096);
+            if (cb + 2048 < len) {
+                acc = q8_dot(b, xq, xd, cb + 2048, acc);
+                if (cb + 6144 < len)
+                    b = q8_step(qr, dr, c0 + cb + 6144);
+            }
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k_d2u(int rows, int cols, const unsigned char *w, const float *x, float *y)
+{
+    __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
+    __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
+    __shared__ float xs[MATVEC_CHUNK / 32];
+    int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
+    int tid = threadIdx.y * 32 + lane;
+    int rl = min(r, rows - 1);
+    int nsb = cols / 256;
+    int part = lane % 8, g = part / 2, h = part % 2;
+    bool low = g < 2;
+    int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
+    int shmh = (low ? sh : sh + 4) + 8 * h, th = sh + 2 + 8 * h;
+    unsigned ma = low ? 63 : 15, mb = low ? 0 : 48;
+    int first = (lane / 8) * 256 + 64 * g + 16 * h;
+    float acc = 0.0f;
+    const unsigned char *wr = w + (size_t)rl * nsb * 144;
+    for (int c0 = 0; c0 < cols; c0 += MATVEC_CHUNK) {
+        int len = min(cols - c0, MATVEC_CHUNK);
+        xvec xv = x_load4(x, c0, len, tid);
+        q4step a = q4_step(wr, c0 + first, qoff);
+        q4step b = a;
+        if (first + 2048 < len)
+            b = q4_step(wr, c0 + first + 2048, qoff);
+        quantize_x4(xv, len, tid, xq, xd, xs);
+        __syncthreads();
+        for (int cb = first; cb < len; cb += 4096) {
+            acc = q4l_pair(a.q[0], a.h[0], xq, xd, xs, cb, h, low, sh, shmh, th, ma, mb, acc);
+            acc = q4l_pair(a.q[1], a.h[1], xq, xd, xs, cb + 1024, h, low, sh, shmh, th, ma, mb, acc);
+            if (cb + 4096 < len)
+                a = q4_step(wr, c0 + cb + 4096, qoff);
+            if (cb + 2048 < len) {
+                acc = q4l_pair(b.q[0], b.h[0], xq, xd, xs, cb + 2048, h, low, sh, shmh, th, ma, mb, acc);
+                acc = q4l_pair(b.q[1], b.h[1], xq, xd, xs, cb + 3072, h, low, sh, shmh, th, ma, mb, acc);
+                if (cb + 6144 < len)
+                    b = q4_step(wr, c0 + cb + 6144, qoff);
+            }
+        }
+        __syncthreads();
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffff, acc, o);
+    if (lane == 0 && r < rows)
+        y[r] = acc;
+}
