@@ -72,18 +72,6 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"q8_0/odd-steps", Q8_0("matvec_q8_0", 37, 14336)},
 		{"q4_K/one-step", Q4K("matvec_q4_k", 3, 2048)},
 		{"q4_K/odd-steps", Q4K("matvec_q4_k", 37, 14336)},
-		{"q8_0_d2u", Q8_0("matvec_q8_0_d2u", 13, 4096)},
-		{"q8_0_d2u/two-chunks", Q8_0("matvec_q8_0_d2u", 5, 18432)},
-		{"q8_0_d2u/one-step", Q8_0("matvec_q8_0_d2u", 3, 2048)},
-		{"q8_0_d2u/odd-steps", Q8_0("matvec_q8_0_d2u", 37, 14336)},
-		{"q8_0_d2u/three-steps", Q8_0("matvec_q8_0_d2u", 3, 6144)},
-		{"q8_0_d2u/four-steps", Q8_0("matvec_q8_0_d2u", 3, 8192)},
-		{"q4_K_d2u", Q4K("matvec_q4_k_d2u", 13, 4096)},
-		{"q4_K_d2u/two-chunks", Q4K("matvec_q4_k_d2u", 5, 18432)},
-		{"q4_K_d2u/one-step", Q4K("matvec_q4_k_d2u", 3, 2048)},
-		{"q4_K_d2u/odd-steps", Q4K("matvec_q4_k_d2u", 37, 14336)},
-		{"q4_K_d2u/three-steps", Q4K("matvec_q4_k_d2u", 3, 6144)},
-		{"q4_K_d2u/four-steps", Q4K("matvec_q4_k_d2u", 3, 8192)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -119,7 +119,7 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 
 // matvecExports are the mat-vec kernels of matvec_q.loom the GPU suite
 // measures, each at 4096×4096 and 4096×14336.
-var matvecExports = []string{"matvec_q8_0_d2u", "matvec_q4_k_d2u", "matvec_q8_0", "matvec_q4_k"}
+var matvecExports = []string{"matvec_q8_0", "matvec_q4_k"}
 
 // matvecKind is "q8_0" or "q4_K" for a mat-vec export, else "".
 func matvecKind(export string) string {
