@@ -209,6 +209,12 @@ func (c *checker) op(s *scope, op *Op) {
 		c.typ(rs, t)
 	}
 	c.preds(s, op.Preds)
+	if acc, ok := CacheAccessOf(op); ok {
+		if _, _, err := CachePolicyOf(op, acc); err != nil {
+			e := err.(*Error)
+			c.errorf(e.Pos, "%s", e.Msg)
+		}
+	}
 	for _, lc := range op.Cases {
 		for _, o := range lc.Values {
 			c.use(s, o)

@@ -392,7 +392,7 @@ func (e *emitter) load(op *loom.Op) error {
 	if op.Param == "volatile" || op.HasWord("volatile") {
 		qual = ".volatile"
 	}
-	return e.define(op, 0, e.loadElem(v, qual, addr))
+	return e.define(op, 0, e.loadElem(cached(op, v, loom.CacheLoad, qual != ""), qual, addr))
 }
 
 // prefetch lowers view.prefetch, a hint with no effect on results (the
@@ -471,7 +471,7 @@ func (e *emitter) store(op *loom.Op) error {
 	if op.Param == "volatile" || op.HasWord("volatile") {
 		qual = ".volatile"
 	}
-	e.storeElem(v, qual, addr, x)
+	e.storeElem(cached(op, v, loom.CacheStore, qual != ""), qual, addr, x)
 	return nil
 }
 

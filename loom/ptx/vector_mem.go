@@ -229,6 +229,11 @@ func (e *emitter) vecMemory(op *loom.Op, rest string) error {
 	if n == 0 {
 		return e.define(op, 0, vecVal(vt, shape, nil))
 	}
+	acc := loom.CacheLoad
+	if store {
+		acc = loom.CacheStore
+	}
+	v = cached(op, v, acc, false)
 	size := int64(carrierBytes(v.elem))
 	baseAlign := addrAlign(v, idx)
 	row := int64(1)

@@ -245,6 +245,23 @@ __device__ __forceinline__ void quantize_x4(const xvec &v, int len, int tid, int
 // lane l takes quants 16l… of each 512-column span, four spans a step;
 // the next step's loads are issued before this step's arithmetic, the
 // first step's after x's loads and before x is quantized.
+// ld_nt / ld_nt_half load weights read once, without allocating their
+// lines in L1: what matvec_q.loom's cache_temporal = non_temporal on the
+// weight loads becomes in our PTX (loom/ptx/cache.go).
+__device__ __forceinline__ int4 ld_nt(const void *p)
+{
+    int4 v;
+    asm("ld.global.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+
+__device__ __forceinline__ __half ld_nt_half(const __half *p)
+{
+    unsigned short b;
+    asm("ld.global.L1::no_allocate.b16 %0, [%1];" : "=h"(b) : "l"(p));
+    return __ushort_as_half(b);
+}
+
 struct q8step {
     int4 q[4];
     __half d[4];
@@ -255,8 +272,8 @@ __device__ __forceinline__ q8step q8_step(const int *qr, const __half *dr, int g
     q8step s;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-        s.q[j] = *(const int4 *)(qr + ((gc + 512 * j) >> 2));
-        s.d[j] = dr[(gc + 512 * j) >> 5];
+        s.q[j] = ld_nt(qr + ((gc + 512 * j) >> 2));
+        s.d[j] = ld_nt_half(dr + ((gc + 512 * j) >> 5));
     }
     return s;
 }
@@ -316,8 +333,8 @@ __device__ __forceinline__ q4step q4_step(const unsigned char *wr, int gc, int q
 #pragma unroll
     for (int u = 0; u < 2; u++) {
         const unsigned char *blk = wr + (size_t)((gc + 1024 * u) >> 8) * 144;
-        s.q[u] = *(const int4 *)(blk + qoff);
-        s.h[u] = *(const int4 *)blk;
+        s.q[u] = ld_nt(blk + qoff);
+        s.h[u] = ld_nt(blk);
     }
     return s;
 }
