@@ -111,6 +111,7 @@ func init() {
 		"kernel.subgroup.scan":            lowerCollective,
 		"kernel.workgroup.reduce":         lowerCollective,
 		"kernel.workgroup.scan":           lowerCollective,
+		"global.load":                     lowerGlobalLoad,
 		"test.fact_uniform":               lowerTestFact,
 		"test.fact_lane_varying":          lowerTestFact,
 		"test.fact_lane_predicate":        lowerTestFact,
@@ -153,7 +154,14 @@ func SharedLowered(name string) bool { return lowerRules[name] != nil }
 // pass would rewrite (a bitcast between different bit counts, a bitfield
 // outside its lane) is an error at the op's position.
 func Lower(mods []*Module, opts LowerOptions) (out []*Module, err error) {
-	l := &lowering{opts: opts}
+	l := &lowering{opts: opts, globals: map[string]*Global{}}
+	for _, m := range mods {
+		if m != nil {
+			for _, g := range m.Globals {
+				l.globals[g.Symbol] = g
+			}
+		}
+	}
 	defer func() {
 		// A rewrite bug must not take the caller down: report it at the
 		// op being rewritten.
@@ -197,6 +205,9 @@ type lowering struct {
 	errs ErrorList
 	// cfgMade holds the regions structureCFG built (lower_cfg.go).
 	cfgMade map[*Region]bool
+	// globals are the package's global.constant/variable declarations
+	// by symbol (global.load folds the constant ones).
+	globals map[string]*Global
 }
 
 func (l *lowering) module(m *Module) (*Module, error) {
@@ -314,7 +325,7 @@ func (l *lowering) region(r *Region) *Region {
 		}
 		var repl []*Op
 		rewritten := false
-		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.") || strings.HasPrefix(op.Name, "kernel.async.") || op.Name == "encoding.define") {
+		if rule := lowerRules[op.Name]; rule != nil && !l.opts.Native[op.Name] && (!op.Opaque || strings.HasPrefix(op.Name, "test.") || strings.HasPrefix(op.Name, "kernel.async.") || op.Name == "encoding.define" || op.Name == "global.load") {
 			l.out, l.cur = nil, nop
 			ok, err := rule(l, nop)
 			if r, isRefusal := err.(refusal); isRefusal {

@@ -1,6 +1,7 @@
 package loom
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -663,5 +664,48 @@ func lowerMatch(l *lowering, op *Op) (bool, error) {
 		res = l.sel(all, res, res)
 	}
 	l.finish(res)
+	return true, nil
+}
+
+// lowerGlobalLoad folds `global.load @g : T` of a scalar global.constant
+// with an initializer (`global.constant @eps : f32 = 1.0e-5`) into that
+// constant, as Loom's canonicalizer does. Other globals are module state
+// the host would have to bind (a global.variable, a constant without an
+// initializer, a tile or view), which loomgen does not do yet: those loads
+// are refused where a backend reaches them.
+func lowerGlobalLoad(l *lowering, op *Op) (bool, error) {
+	g := l.globals[op.Symbol]
+	if g == nil {
+		return true, l.errorf("@%s is not a global of this package", op.Symbol)
+	}
+	t := g.Type
+	switch {
+	case g.Mutable:
+		return true, l.refuse("@%s is a global.variable: module state bound by the host is not supported (only scalar global.constant values with an initializer are)", op.Symbol)
+	case t == nil || !t.IsScalar() || len(op.Results) != 1:
+		return true, l.refuse("@%s holds a %s: only scalar global.constant values with an initializer are supported", op.Symbol, t)
+	case g.Init == nil:
+		return true, l.refuse("@%s has no initializer: its value would come from the host, which loomgen does not bind", op.Symbol)
+	}
+	lit := g.Init
+	switch {
+	case t.Kind == TypeFloat && (lit.Kind == LitFloat || lit.Kind == LitInt):
+		l.finish(l.floatConst(t, lit.Float))
+	case t.Kind == TypeInt && t.Bits == 1 && lit.Kind == LitBool:
+		l.finish(l.intConst(t, lit.Int))
+	case (t.Kind == TypeInt || t.Kind == TypeIndex || t.Kind == TypeOffset) && lit.Kind == LitInt:
+		if t.Kind == TypeInt && t.Bits < 64 && wrapInt(lit.Int, t.Bits) != lit.Int && uint64(lit.Int)>>t.Bits != 0 {
+			return true, &Error{Pos: g.Op.Pos, Class: ErrInvalid, Msg: fmt.Sprintf("global.constant @%s: initializer %s does not fit %s", g.Symbol, lit.Text, t.Name)}
+		}
+		if t.Kind == TypeIndex || t.Kind == TypeOffset {
+			v := l.emit("index.constant", "", nil, []*Type{t}, nil, t)
+			l.out[len(l.out)-1].Literal = &Literal{Kind: LitInt, Int: lit.Int, Text: strconv.FormatInt(lit.Int, 10)}
+			l.finish(v)
+		} else {
+			l.finish(l.intConst(t, lit.Int))
+		}
+	default:
+		return true, &Error{Pos: g.Op.Pos, Class: ErrInvalid, Msg: fmt.Sprintf("global.constant @%s: initializer %s is not a %s value", g.Symbol, lit.Text, t.Name)}
+	}
 	return true, nil
 }

@@ -134,3 +134,61 @@ func TestLowerLeavesRefusedOps(t *testing.T) {
 		}
 	}
 }
+
+// TestLowerGlobalConstants: a global.load of a scalar global.constant with
+// an initializer becomes that constant; other globals are refused where a
+// backend reaches them, and a bad initializer is an error at the global.
+func TestLowerGlobalConstants(t *testing.T) {
+	const decls = `global.constant @n : index = 40
+global.constant @eps : f32 = 1.5
+global.constant @on : i1 = true
+global.constant @k8 : i8 = -3
+global.constant @big : i8 = 300
+global.constant @w : tile<[%m]xf32> where [mul(%m, 16)]
+global.constant @free : f32
+global.variable @state : f32 = 0.0
+`
+	lower := func(body string) ([]*Module, error) {
+		src := decls + "kernel.def export(\"k\") @k() {\n  %c1 = index.constant 1 : index\n  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index\n} launch() {\n  " + body + "\n  kernel.return\n}\n"
+		m, err := ParseFile("g.loom", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Lower([]*Module{m}, LowerOptions{})
+	}
+	for _, c := range []struct{ body, want string }{
+		{"%v = global.load @n : index", "index.constant lit=40 : index"},
+		{"%v = global.load @eps : f32", "scalar.constant lit=1.5 : f32"},
+		{"%v = global.load @on : i1", "scalar.constant lit=-1 : i1"},
+		{"%v = global.load @k8 : i8", "scalar.constant lit=-3 : i8"},
+	} {
+		out, err := lower(c.body)
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		d := Dump(out[0])
+		if !strings.Contains(d, c.want) || strings.Contains(d, "global.load") {
+			t.Errorf("%s: want %q and no global.load in\n%s", c.body, c.want, d)
+		}
+	}
+	for _, c := range []struct{ body, want string }{
+		{"%v, %m = global.load @w : tile<[%m]xf32>", "@w holds a tile<[%m]xf32>"},
+		{"%v = global.load @free : f32", "@free has no initializer"},
+		{"%v = global.load @state : f32", "@state is a global.variable"},
+	} {
+		out, err := lower(c.body)
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		found := false
+		for _, op := range out[0].Kernels[0].Body.Ops {
+			found = found || strings.Contains(op.Refused, c.want)
+		}
+		if !found {
+			t.Errorf("%s: no op refused with %q:\n%s", c.body, c.want, Dump(out[0]))
+		}
+	}
+	if _, err := lower("%v = global.load @big : i8"); err == nil || !strings.Contains(err.Error(), "g.loom:5:1: global.constant @big: initializer 300 does not fit i8") {
+		t.Errorf("@big: got %v", err)
+	}
+}
