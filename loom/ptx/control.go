@@ -288,6 +288,9 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	if trips, ok := unrollTrips(op, lb, ub, step); ok {
 		return e.unrolledFor(op, lb, step, inits, trips)
 	}
+	if f := sweepUnroll(op, lb, ub, step); f > 1 {
+		return e.sweepFor(op, lb, ub, step, inits, f)
+	}
 	iv := e.newVal(t)
 	iv.p2 = min(pow2Of(lb), pow2Of(step))
 	e.mov(iv, lb)

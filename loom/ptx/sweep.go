@@ -1,0 +1,164 @@
+package ptx
+
+import (
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Sweep unrolling. A loop with a run-time trip count whose small body
+// loads memory (a row sweep: for c = tid·4; c < cols; c += 1024) issues
+// one load per trip and waits for it before the next, so an invocation
+// has one load in flight; nvcc unrolls such loops four times by default,
+// and ptxas does not do it for us. The backend does the same: the body
+// four times per trip while four trips remain, then the plain loop for
+// the rest. Program order is kept, so results are exactly the loop's.
+
+// sweepFactor is how many copies of the body a sweep trip runs.
+const sweepFactor = 4
+
+// maxSweepOps bounds the body (ops, nested regions included) worth
+// copying sweepFactor+1 times.
+const maxSweepOps = 48
+
+// sweepUnroll returns the factor to unroll op by, or 0 to leave it: the
+// step must be a positive constant and the trip count unknown at compile
+// time; an unroll clause with a factor chooses it (1 keeps the loop as it
+// is); otherwise the body must be small, load memory, and hold no call,
+// nested loop, barrier, collective, asynchronous copy or matrix fragment
+// (whose cost or convergence copies would change).
+func sweepUnroll(op *loom.Op, lb, ub, step *val) int64 {
+	if !step.known || step.ci <= 0 || (lb.known && ub.known) {
+		return 0
+	}
+	for _, a := range op.Attrs {
+		if a.Key == "unroll" {
+			if a.Value.Kind == loom.LitInt {
+				return min(max(a.Value.Int, 0), 8) * boolInt(a.Value.Int > 1)
+			}
+			return 0 // bare unroll of a run-time count: left to ptxas
+		}
+	}
+	n, loads, ok := sweepBody(op.Regions[0])
+	if !ok || loads == 0 || n > maxSweepOps {
+		return 0
+	}
+	return sweepFactor
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sweepBody counts r's ops and memory loads, and reports whether every op
+// may be copied.
+func sweepBody(r *loom.Region) (n, loads int, ok bool) {
+	for _, op := range r.Ops {
+		name := op.Name
+		switch {
+		case name == "func.call", name == "scf.for", name == "scf.while",
+			strings.HasPrefix(name, "kernel.barrier"), strings.HasPrefix(name, "kernel.subgroup."),
+			strings.HasPrefix(name, "kernel.async."), strings.HasPrefix(name, "vector.fragment"), name == "vector.mma",
+			strings.HasPrefix(name, "kernel.workgroup.") && !strings.HasSuffix(name, ".id") && !strings.Contains(name, ".id<") && !strings.HasPrefix(name, "kernel.workgroup.count") && !strings.HasPrefix(name, "kernel.workgroup.size"):
+			return 0, 0, false
+		case name == "view.load", strings.HasPrefix(name, "vector.load"), strings.HasPrefix(name, "vector.gather"):
+			loads++
+		}
+		n++
+		for _, sub := range op.Regions {
+			m, l, subOK := sweepBody(sub)
+			if !subOK {
+				return 0, 0, false
+			}
+			n, loads = n+m, loads+l
+		}
+	}
+	return n, loads, true
+}
+
+// sweepFor lowers op with f copies of its body per trip while f trips
+// remain, then the plain loop: trips = (ub - lb - 1) / step + 1 when
+// lb < ub (no overflow for any bounds of the type), groups = trips / f.
+// The carried values pass straight from one copy to the next and through
+// the loop's join registers between trips and into the rest loop.
+func (e *emitter) sweepFor(op *loom.Op, lb, ub, step *val, inits []*val, f int64) error {
+	t := lb.t
+	inits, err := e.fragmentInits(op, inits)
+	if err != nil {
+		return err
+	}
+	j := &joins{}
+	if err := e.setJoins(op.Pos, j, inits, false); err != nil {
+		return err
+	}
+	body := op.Regions[0]
+	iv := e.newVal(t)
+	iv.p2 = min(pow2Of(lb), pow2Of(step))
+	e.mov(iv, lb)
+	cmp, ut, st := "s32", uType(t), sType(t)
+	if t.Kind == loom.TypeOffset {
+		cmp = "u64"
+	}
+	head, rest, restHead, end := e.newLabel("sweep"), e.newLabel("sweep_rest"), e.newLabel("for"), e.newLabel("endfor")
+	p := e.newReg(cPred)
+	e.ins("setp.ge.%s %s, %s, %s", cmp, p, lb.reg, ub.reg)
+	e.ins("@%s bra %s", p, end)
+	groups := e.newReg(classOf(t))
+	e.ins("sub.%s %s, %s, %s", st, groups, ub.reg, lb.reg)
+	e.ins("sub.%s %s, %s, 1", st, groups, groups)
+	e.ins("div.%s %s, %s, %d", ut, groups, groups, step.ci)
+	e.ins("add.%s %s, %s, 1", st, groups, groups)
+	e.ins("div.%s %s, %s, %d", ut, groups, groups, f)
+	e.label(head)
+	e.ins("setp.eq.%s %s, %s, 0", ut, p, groups)
+	e.ins("@%s bra %s", p, rest)
+	cur := j.vals
+	for k := range f {
+		ivk := iv
+		if k > 0 {
+			ivk = e.newVal(t)
+			ivk.p2 = iv.p2
+			e.ins("add.%s %s, %s, %d", st, ivk.reg, iv.reg, k*step.ci)
+		}
+		e.vals[body.Args[0]] = ivk
+		for i, arg := range body.Args[1:] {
+			e.vals[arg] = cur[i]
+		}
+		last := k == f-1
+		yield := func(y *loom.Op, vals []*val) error {
+			if last {
+				return e.setJoins(y.Pos, j, vals, true)
+			}
+			if len(vals) != len(cur) {
+				return invalid(y.Pos, "yields %d values; want %d", len(vals), len(cur))
+			}
+			cur = vals
+			return nil
+		}
+		if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
+			return err
+		}
+	}
+	e.ins("add.%s %s, %s, %d", st, iv.reg, iv.reg, f*step.ci)
+	e.ins("sub.%s %s, %s, 1", st, groups, groups)
+	e.ins("bra.uni %s", head)
+	e.label(rest)
+	e.vals[body.Args[0]] = iv
+	for i, arg := range body.Args[1:] {
+		e.vals[arg] = j.vals[i]
+	}
+	e.label(restHead)
+	e.ins("setp.ge.%s %s, %s, %s", cmp, p, iv.reg, ub.reg)
+	e.ins("@%s bra %s", p, end)
+	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }
+	if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
+		return err
+	}
+	e.ins("add.%s %s, %s, %s", st, iv.reg, iv.reg, step.reg)
+	e.ins("bra.uni %s", restHead)
+	e.label(end)
+	return e.bindJoins(op, j)
+}
