@@ -58,7 +58,6 @@ func TestKernelsOnCPU(t *testing.T) {
 	}{
 		{"sgemm", SGEMM(256, 128, 24, 1)},
 		{"rmsnorm", RMSNorm(3, 2048)},
-		{"rmsnorm/u4", func() *Instance { i := RMSNorm(3, 8192); i.Export = "rmsnorm_f32_u4"; return i }()},
 		{"softmax", Softmax(3, 4096)},
 		{"rope", RoPE(3, 16)},
 		{"q8_0", Q8_0("matvec_q8_0", 13, 4096)},

@@ -69,7 +69,6 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 	jobs := []job{
 		{"sgemm_f32", "gpu-compute", func() *Instance { return SGEMM(4096, 4096, 4096, 4099) }, computeTargets},
 		{"rmsnorm_f32", "gpu-memory", func() *Instance { return RMSNorm(8192, 4096) }, memoryTargets},
-		{"rmsnorm_f32_u4", "gpu-memory", func() *Instance { i := RMSNorm(8192, 4096); i.Export = "rmsnorm_f32_u4"; return i }, memoryTargets},
 		{"softmax_f32", "gpu-memory", func() *Instance { return Softmax(8192, 4096) }, memoryTargets},
 		{"rope_f32", "gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
 	}

@@ -10,12 +10,20 @@ import (
 // loads memory (a row sweep: for c = tid·4; c < cols; c += 1024) issues
 // one load per trip and waits for it before the next, so an invocation
 // has one load in flight; nvcc unrolls such loops four times by default,
-// and ptxas does not do it for us. The backend does the same: the body
-// four times per trip while four trips remain, then the plain loop for
-// the rest. Program order is kept, so results are exactly the loop's.
+// and ptxas does not do it for us. The backend does the like: the body f
+// times per trip while f trips remain (f = 4 or 2, as many copies as keep
+// a trip's loads within maxSweepBytes), then the plain loop for the rest. Program order is kept, so results are exactly the loop's.
 
-// sweepFactor is how many copies of the body a sweep trip runs.
+// sweepFactor is how many copies of the body a sweep trip runs at most
+// (eight measured no better than four on RMS norm's sweeps).
 const sweepFactor = 4
+
+// maxSweepBytes bounds the bytes a sweep trip loads per invocation: the
+// loaded registers all live at once when ptxas hoists the loads, and a
+// body already unrolled by hand (four 16-byte loads and four more) copied
+// four times again fell to 0.56 of copy from 0.94 as the registers ate
+// the occupancy (BENCHMARKS.md, "Sweep unrolling").
+const maxSweepBytes = 128
 
 // maxSweepOps bounds the body (ops, nested regions included) worth
 // copying sweepFactor+1 times.
@@ -26,7 +34,8 @@ const maxSweepOps = 48
 // time; an unroll clause with a factor chooses it (1 keeps the loop as it
 // is); otherwise the body must be small, load memory, and hold no call,
 // nested loop, barrier, collective, asynchronous copy or matrix fragment
-// (whose cost or convergence copies would change).
+// (whose cost or convergence copies would change), and the factor is the
+// larger of 4 and 2 that keeps a trip's loads within maxSweepBytes.
 func sweepUnroll(op *loom.Op, lb, ub, step *val) int64 {
 	if !step.known || step.ci <= 0 || (lb.known && ub.known) {
 		return 0
@@ -39,11 +48,35 @@ func sweepUnroll(op *loom.Op, lb, ub, step *val) int64 {
 			return 0 // bare unroll of a run-time count: left to ptxas
 		}
 	}
-	n, loads, ok := sweepBody(op.Regions[0])
-	if !ok || loads == 0 || n > maxSweepOps {
+	n, bytes, ok := sweepBody(op.Regions[0])
+	if !ok || bytes == 0 || n > maxSweepOps {
 		return 0
 	}
-	return sweepFactor
+	for f := int64(sweepFactor); f > 1; f /= 2 {
+		if f*int64(bytes) <= maxSweepBytes {
+			return f
+		}
+	}
+	return 0
+}
+
+// loadBytes is what one load op reads per invocation (at least 1).
+func loadBytes(op *loom.Op) int {
+	if len(op.Results) == 0 || op.Results[0].Type == nil {
+		return 4
+	}
+	t := op.Results[0].Type
+	n := 1
+	if t.Kind == loom.TypeVector {
+		for _, d := range t.Dims {
+			if d.Value != nil {
+				return maxSweepBytes // a dynamic lane count: no unrolling
+			}
+			n *= int(d.Size)
+		}
+		t = t.Elem
+	}
+	return max(1, n*max(t.Bits, 8)/8)
 }
 
 func boolInt(b bool) int64 {
@@ -53,8 +86,8 @@ func boolInt(b bool) int64 {
 	return 0
 }
 
-// sweepBody counts r's ops and memory loads, and reports whether every op
-// may be copied.
+// sweepBody counts r's ops and the bytes its loads read, and reports
+// whether every op may be copied.
 func sweepBody(r *loom.Region) (n, loads int, ok bool) {
 	for _, op := range r.Ops {
 		name := op.Name
@@ -65,7 +98,7 @@ func sweepBody(r *loom.Region) (n, loads int, ok bool) {
 			strings.HasPrefix(name, "kernel.workgroup.") && !strings.HasSuffix(name, ".id") && !strings.Contains(name, ".id<") && !strings.HasPrefix(name, "kernel.workgroup.count") && !strings.HasPrefix(name, "kernel.workgroup.size"):
 			return 0, 0, false
 		case name == "view.load", strings.HasPrefix(name, "vector.load"), strings.HasPrefix(name, "vector.gather"):
-			loads++
+			loads += loadBytes(op)
 		}
 		n++
 		for _, sub := range op.Regions {

@@ -1,7 +1,9 @@
 package ptx
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,3 +72,59 @@ func TestSweepUnrollChoice(t *testing.T) {
 
 // sweepHead matches the label of a sweep trip's head.
 var sweepHead = regexp.MustCompile(`(?m)^\$L_sweep_\d+:$`)
+
+// TestSweepUnrollBytes checks the factor keeps a trip's loads within
+// maxSweepBytes: one or two 16-byte loads a body are copied four times,
+// four twice, eight not at all (a body unrolled by hand already).
+func TestSweepUnrollBytes(t *testing.T) {
+	const tmpl = `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 256 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %a: buffer, %o: buffer) where [mul(%n, 8192)] {
+  %tid = kernel.workitem.id<x> : index
+  %z = index.constant 0 : offset
+  %c4 = index.constant 4 : index
+  %c1024 = index.constant 1024 : index
+  %step = index.constant STEP : index
+  %av = buffer.view %a[%z] : buffer -> view<[%n]xf32>
+  %ov = buffer.view %o[%z] : buffer -> view<[%n]xf32>
+  %f0 = scalar.constant 0.0 : f32
+  %first = index.mul %tid, %c4 : index
+  %s = scf.for %c = [%first to %n step %step] (%acc = %f0 : f32) -> (f32) {
+BODY    scf.yield %a_LAST : f32
+  }
+  view.store %s, %ov[%tid] : f32, view<[%n]xf32>
+  kernel.return
+}
+`
+	for _, c := range []struct {
+		loads, copies int
+	}{{1, 4}, {2, 4}, {4, 2}, {8, 0}} {
+		var body strings.Builder
+		prev := "%acc"
+		for i := range c.loads {
+			fmt.Fprintf(&body, "    %%o%d = index.constant %d : index\n    %%cc%d = index.add %%c, %%o%d : index\n", i, 1024*i, i, i)
+			fmt.Fprintf(&body, "    %%x%d = vector.load %%av[%%cc%d] : view<[%%n]xf32> -> vector<4xf32>\n", i, i)
+			fmt.Fprintf(&body, "    %%a_%d = vector.dotf %%x%d, %%x%d, %s : vector<4xf32>, vector<4xf32>, f32\n", i, i, i, prev)
+			prev = fmt.Sprintf("%%a_%d", i)
+		}
+		src := strings.NewReplacer("STEP", strconv.Itoa(1024*c.loads), "BODY", body.String(), "%a_LAST", prev).Replace(tmpl)
+		m, err := loom.ParseFile("bytes.loom", []byte(src))
+		if err != nil {
+			t.Fatalf("%d loads: %v", c.loads, err)
+		}
+		k, err := Compile([]*loom.Module{m}, "k", Options{})
+		if err != nil {
+			t.Fatalf("%d loads: %v", c.loads, err)
+		}
+		copies := 0
+		if m := sweepHead.FindStringIndex(k.PTX); m != nil {
+			sweep, _, _ := strings.Cut(k.PTX[m[1]:], "bra.uni")
+			copies = strings.Count(sweep, "ld.global.v4") / c.loads
+		}
+		if copies != c.copies {
+			t.Errorf("%d 16-byte loads a body: %d copies per sweep trip, want %d", c.loads, copies, c.copies)
+		}
+	}
+}

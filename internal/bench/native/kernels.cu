@@ -133,28 +133,6 @@ extern "C" __global__ void rmsnorm_f32(int rows, int cols, float eps, const floa
     }
 }
 
-// rmsnorm_f32_u4: the same code as rmsnorm_f32 (nvcc unrolls as it likes), the twin of
-// the hand-unrolled Loom form.
-extern "C" __global__ void rmsnorm_f32_u4(int rows, int cols, float eps, const float *x, const float *w, float *y)
-{
-    __shared__ float scratch[32];
-    const float *xr = x + (size_t)blockIdx.x * cols;
-    float *yr = y + (size_t)blockIdx.x * cols;
-    float acc = 0.0f;
-    for (int c = threadIdx.x * 4; c < cols; c += 1024) {
-        float4 v = *(const float4 *)(xr + c);
-        acc = fmaf(v.x, v.x, acc);
-        acc = fmaf(v.y, v.y, acc);
-        acc = fmaf(v.z, v.z, acc);
-        acc = fmaf(v.w, v.w, acc);
-    }
-    float inv = rsqrtf(block_sum(acc, scratch) / (float)cols + eps);
-    for (int c = threadIdx.x * 4; c < cols; c += 1024) {
-        float4 v = *(const float4 *)(xr + c);
-        float4 g = *(const float4 *)(w + c);
-        *(float4 *)(yr + c) = make_float4(v.x * inv * g.x, v.y * inv * g.y, v.z * inv * g.z, v.w * inv * g.w);
-    }
-}
 
 // softmax_f32: grid (rows), block (256); cols a multiple of 2048. Eight
 // columns per thread at a time: running maximum and rescaled sum in one
