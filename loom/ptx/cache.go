@@ -1,6 +1,10 @@
 package ptx
 
-import "github.com/loomgen/loomgen/loom"
+import (
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
 
 // Loom's cache policies ({cache_scope, cache_temporal}) on global loads and
 // stores become PTX cache qualifiers; they never change results. NVIDIA
@@ -46,18 +50,23 @@ func storeHint(p loom.CachePolicy) string {
 // cached returns the view v as op accesses it: with the PTX cache
 // qualifier of op's cache policy appended to the state space when v is in
 // global memory and the access is not volatile (volatile takes no cache
-// operator), else v itself. The checker has validated the policy.
+// operator), and .nc on a load of a view marked nc (a noalias root of a
+// read-only parameter), else v itself. The checker has validated the
+// policy.
 func cached(op *loom.Op, v *val, acc loom.CacheAccess, volatile bool) *val {
 	if v.space != "global" || volatile {
 		return v
 	}
-	p, ok, err := loom.CachePolicyOf(op, acc)
-	if !ok || err != nil {
-		return v
+	h := ""
+	if p, ok, err := loom.CachePolicyOf(op, acc); ok && err == nil {
+		h = loadHint(p)
+		if acc == loom.CacheStore {
+			h = storeHint(p)
+		}
 	}
-	h := loadHint(p)
-	if acc == loom.CacheStore {
-		h = storeHint(p)
+	if acc == loom.CacheLoad && v.nc && (h == "" || strings.HasPrefix(h, ".L1::")) {
+		// ld.global.nc takes eviction priorities, not cache operators.
+		h = ".nc" + h
 	}
 	if h == "" {
 		return v

@@ -111,3 +111,66 @@ func TestCachePolicyVolatile(t *testing.T) {
 		}
 	}
 }
+
+// TestNoaliasNonCoherentLoads checks that loads through
+// buffer.assume.noalias of a parameter the kernel only reads take the
+// non-coherent path, with an eviction priority but not a cache operator,
+// and that nothing else does: a parameter also written, one without the
+// assumption, a volatile load.
+func TestNoaliasNonCoherentLoads(t *testing.T) {
+	src := `kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%a: buffer, %b: buffer, %c: buffer) {
+  %z = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %an, %bn = buffer.assume.noalias %a, %b : buffer, buffer
+  %av = buffer.view %an[%z] : buffer -> view<8xf32>
+  %bv = buffer.view %bn[%z] : buffer -> view<8xf32>
+  %cv = buffer.view %c[%z] : buffer -> view<8xf32>
+  %sub = view.subview %av[%c0] : view<8xf32> -> view<4xf32>
+  %x0 = view.load %sub[%c0] : view<4xf32> -> f32
+  %x1 = view.load %av[%c0] {cache_scope = device, cache_temporal = non_temporal} : view<8xf32> -> f32
+  %x2 = view.load %av[%c0] {cache_scope = device, cache_temporal = last_use} : view<8xf32> -> f32
+  %x3 = view.load volatile %av[%c0] : view<8xf32> -> f32
+  %y = view.load %bv[%c0] : view<8xf32> -> f32
+  %z0 = view.load %cv[%c0] : view<8xf32> -> f32
+  %s1 = scalar.addf %x0, %x1 : f32
+  %s2 = scalar.addf %s1, %x2 : f32
+  %s3 = scalar.addf %s2, %x3 : f32
+  %s4 = scalar.addf %s3, %y : f32
+  %s5 = scalar.addf %s4, %z0 : f32
+  view.store %s5, %bv[%c0] : f32, view<8xf32>
+  kernel.return
+}
+`
+	m, err := loom.ParseFile("nc.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Compile([]*loom.Module{m}, "k", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := regexp.MustCompile(`(?m)^\t((?:ld|st)[.a-z:_0-9]*global[^ ]*)`)
+	got := map[string]int{}
+	for _, s := range access.FindAllStringSubmatch(k.PTX, -1) {
+		got[s[1]]++
+	}
+	want := map[string]int{
+		"ld.global.nc.f32":                 1, // %a through a subview
+		"ld.global.nc.L1::no_allocate.f32": 1, // non_temporal as well
+		"ld.global.lu.f32":                 1, // a cache operator: no .nc
+		"ld.volatile.global.f32":           1,
+		"ld.global.f32":                    2, // %b is written; %c has no noalias
+		"st.global.f32":                    1,
+	}
+	for key, n := range want {
+		if got[key] != n {
+			t.Errorf("%d × %s, want %d (all: %v)", got[key], key, n, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("accesses %v, want %v", got, want)
+	}
+}

@@ -43,6 +43,12 @@ type val struct {
 	// multiple of (0: nothing known); scalar accesses test their address
 	// at run time when it is below the element size (unaligned.go).
 	nat int64
+	// ro marks a buffer parameter the kernel only reads (by the access
+	// analysis, exactly); nc a buffer or view under buffer.assume.noalias
+	// of such a parameter: no one writes its memory while the kernel runs,
+	// so its loads may take the non-coherent path (ld.global.nc), which
+	// ptxas may also move above stores (cache.go).
+	ro, nc bool
 	// wide marks an index that may lie in [2^31, 2^32): Loom's 32-bit
 	// index carrier holds such non-negative values unsigned (LOOM.md
 	// 6.1), so it widens by zero extension, and ops that would read it
@@ -211,8 +217,10 @@ func (e *emitter) compile() (*Kernel, error) {
 	vecMem := usesVectorMemory(e.prog, k.Body, map[string]bool{})
 	// Dispatch binds each buffer at a multiple of its views' element size.
 	bindAlign := map[int]int64{}
+	readOnly := map[int]bool{}
 	for _, a := range e.prog.Access(k) {
 		bindAlign[a.Index] = int64(a.Alignment())
+		readOnly[a.Index] = a.Access == loom.AccessRead && a.Basis == loom.BasisExact
 	}
 	launch := k.Launch
 	if len(k.Body.Args) == len(launch) {
@@ -230,7 +238,7 @@ func (e *emitter) compile() (*Kernel, error) {
 			out.Params = append(out.Params, Param{Name: p.Name, Size: 8, Align: 8, Buffer: true})
 			raw := e.newReg(cRd)
 			e.ins("ld.param.u64 %s, [%s]", raw, pname)
-			v = &val{t: p.Type, reg: e.newReg(cRd), space: "global", nat: bindAlign[i]}
+			v = &val{t: p.Type, reg: e.newReg(cRd), space: "global", nat: bindAlign[i], ro: readOnly[i]}
 			e.ins("cvta.to.global.u64 %s, %s", v.reg, raw)
 			if vecMem {
 				e.alignBufferParam(v)

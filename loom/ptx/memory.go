@@ -19,6 +19,13 @@ func (e *emitter) memory(op *loom.Op, rest string) error {
 				if err != nil {
 					return err
 				}
+				if op.Name == "buffer.assume.noalias" && v.ro && !v.nc {
+					// A read-only parameter no other root aliases: read
+					// through the non-coherent path from here on.
+					c := *v
+					c.nc = true
+					v = &c
+				}
 				e.vals[r] = v
 			}
 		}
@@ -35,7 +42,7 @@ func (e *emitter) memory(op *loom.Op, rest string) error {
 		if err != nil {
 			return err
 		}
-		out := &val{t: resultType(op, 0), reg: v.reg, space: v.space, elem: v.elem, strides: v.strides, align: v.align, alignPred: v.alignPred, nat: v.nat}
+		out := &val{t: resultType(op, 0), reg: v.reg, space: v.space, elem: v.elem, strides: v.strides, align: v.align, alignPred: v.alignPred, nat: v.nat, nc: v.nc}
 		if err := e.dimsOf(out, out.t, op.Pos); err != nil {
 			return err
 		}
@@ -149,7 +156,7 @@ func (e *emitter) bufferView(op *loom.Op) error {
 	if off.t == nil || classOf(off.t) != cRd {
 		return invalid(op.Pos, "buffer.view offset must be an offset, have %s", typeName(off.t))
 	}
-	out := &val{t: resultType(op, 0), space: b.space, reg: b.reg, alignPred: b.alignPred}
+	out := &val{t: resultType(op, 0), space: b.space, reg: b.reg, alignPred: b.alignPred, nc: b.nc}
 	out.align = min(b.align, pow2Of(off)) // off counts bytes
 	out.nat = min(b.nat, pow2Of(off))
 	switch {
@@ -327,7 +334,7 @@ func (e *emitter) subview(op *loom.Op) error {
 	if err != nil {
 		return err
 	}
-	out := &val{t: resultType(op, 0), reg: base, space: v.space, strides: v.strides, alignPred: v.alignPred}
+	out := &val{t: resultType(op, 0), reg: base, space: v.space, strides: v.strides, alignPred: v.alignPred, nc: v.nc}
 	out.align = addrAlign(v, offs)
 	out.nat = natAlign(v, offs)
 	if v.swz > 0 {
