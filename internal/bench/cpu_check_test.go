@@ -59,8 +59,6 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"sgemm", SGEMM(256, 128, 24, 1)},
 		{"rmsnorm", RMSNorm(3, 2048)},
 		{"softmax", Softmax(3, 4096)},
-		{"rmsnorm/noalias", func() *Instance { i := RMSNorm(3, 2048); i.Export = "rmsnorm_f32_na"; return i }()},
-		{"softmax/noalias", func() *Instance { i := Softmax(3, 4096); i.Export = "softmax_f32_na"; return i }()},
 		{"rope", RoPE(3, 16)},
 		{"q8_0", Q8_0("matvec_q8_0", 13, 4096)},
 		{"q4_K", Q4K("matvec_q4_k", 13, 4096)},

@@ -70,8 +70,6 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 		{"sgemm_f32", "gpu-compute", func() *Instance { return SGEMM(4096, 4096, 4096, 4099) }, computeTargets},
 		{"rmsnorm_f32", "gpu-memory", func() *Instance { return RMSNorm(8192, 4096) }, memoryTargets},
 		{"softmax_f32", "gpu-memory", func() *Instance { return Softmax(8192, 4096) }, memoryTargets},
-		{"rmsnorm_f32_na", "gpu-memory", func() *Instance { i := RMSNorm(8192, 4096); i.Export = "rmsnorm_f32_na"; return i }, memoryTargets},
-		{"softmax_f32_na", "gpu-memory", func() *Instance { i := Softmax(8192, 4096); i.Export = "softmax_f32_na"; return i }, memoryTargets},
 		{"rope_f32", "gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
 	}
 	for _, export := range matvecExports {

@@ -111,8 +111,9 @@ __device__ float block_max(float v, float *scratch)
     return v;
 }
 
-// rmsnorm_f32: grid (rows), block (256); cols a multiple of 1024.
-extern "C" __global__ void rmsnorm_f32(int rows, int cols, float eps, const float *x, const float *w, float *y)
+// rmsnorm_f32: grid (rows), block (256); cols a multiple of 1024. Restrict
+// pointers, as the Loom form's buffer.assume.noalias.
+extern "C" __global__ void rmsnorm_f32(int rows, int cols, float eps, const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y)
 {
     __shared__ float scratch[32];
     const float *xr = x + (size_t)blockIdx.x * cols;
@@ -133,27 +134,6 @@ extern "C" __global__ void rmsnorm_f32(int rows, int cols, float eps, const floa
     }
 }
 
-// rmsnorm_f32_na: rmsnorm_f32 with restrict pointers (the twin of the noalias Loom form).
-extern "C" __global__ void rmsnorm_f32_na(int rows, int cols, float eps, const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y)
-{
-    __shared__ float scratch[32];
-    const float *xr = x + (size_t)blockIdx.x * cols;
-    float *yr = y + (size_t)blockIdx.x * cols;
-    float acc = 0.0f;
-    for (int c = threadIdx.x * 4; c < cols; c += 1024) {
-        float4 v = *(const float4 *)(xr + c);
-        acc = fmaf(v.x, v.x, acc);
-        acc = fmaf(v.y, v.y, acc);
-        acc = fmaf(v.z, v.z, acc);
-        acc = fmaf(v.w, v.w, acc);
-    }
-    float inv = rsqrtf(block_sum(acc, scratch) / (float)cols + eps);
-    for (int c = threadIdx.x * 4; c < cols; c += 1024) {
-        float4 v = *(const float4 *)(xr + c);
-        float4 g = *(const float4 *)(w + c);
-        *(float4 *)(yr + c) = make_float4(v.x * inv * g.x, v.y * inv * g.y, v.z * inv * g.z, v.w * inv * g.w);
-    }
-}
 
 
 // softmax_f32: grid (rows), block (256); cols a multiple of 2048. Eight
@@ -192,39 +172,6 @@ extern "C" __global__ void softmax_f32(int rows, int cols, const float *x, float
     }
 }
 
-// softmax_f32_na: softmax_f32 with restrict pointers (the twin of the noalias Loom form).
-extern "C" __global__ void softmax_f32_na(int rows, int cols, const float *__restrict__ x, float *__restrict__ y)
-{
-    __shared__ float scratch[32];
-    const float *xr = x + (size_t)blockIdx.x * cols;
-    float *yr = y + (size_t)blockIdx.x * cols;
-    float mx = -3.4028234663852886e38f, sum = 0.0f;
-    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
-        float4 a = *(const float4 *)(xr + c);
-        float4 b = *(const float4 *)(xr + c + 4);
-        float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-        float vm = mx;
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            vm = fmaxf(vm, v[i]);
-        sum *= expf(mx - vm);
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            sum += expf(v[i] - vm);
-        mx = vm;
-    }
-    float rowmax = block_max(mx, scratch);
-    float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
-    float inv = 1.0f / rowsum;
-    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
-        float4 a = *(const float4 *)(xr + c);
-        float4 b = *(const float4 *)(xr + c + 4);
-        *(float4 *)(yr + c) = make_float4(expf(a.x - rowmax) * inv, expf(a.y - rowmax) * inv,
-                                          expf(a.z - rowmax) * inv, expf(a.w - rowmax) * inv);
-        *(float4 *)(yr + c + 4) = make_float4(expf(b.x - rowmax) * inv, expf(b.y - rowmax) * inv,
-                                              expf(b.z - rowmax) * inv, expf(b.w - rowmax) * inv);
-    }
-}
 
 // rope_f32: grid (heads/8, tokens), block (32, 8); heads of 128 values,
 // cos and sin tables of tokens x 64.
