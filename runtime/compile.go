@@ -236,6 +236,7 @@ func (s *Session) compileOne(p *parsed, spec *KernelSpec) (*compiledKernel, erro
 		ck.info.DynamicWorkgroupStorage, ck.info.MaxWorkgroupStorage = true, ck.maxStorage
 	}
 	ck.checks, ck.extents, ck.storage = p.prog.ArgChecks(k), p.prog.Extents(k), p.prog.WorkgroupStorageUses(k)
+	ck.noalias = p.prog.NoaliasParams(k)
 	return ck, nil
 }
 

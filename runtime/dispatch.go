@@ -146,6 +146,9 @@ func (s *Session) seal(ck *compiledKernel, k Kernel, workload, args []Arg) (*sea
 		return nil, err
 	}
 	sd.spans = spans
+	if err := checkNoalias(ck, sd.args); err != nil {
+		return nil, err
+	}
 	if ck.kern == nil || ck.launchExprs == nil {
 		return nil, fmt.Errorf("%w: no launch configuration the runtime can evaluate (%v)", ErrArgument, ck.launchErr)
 	}
@@ -317,4 +320,32 @@ func ConstArg(c loom.Const) (Arg, error) {
 		return Offset(uint64(c.Int)), nil
 	}
 	return Index(int(c.Int)), nil
+}
+
+// checkNoalias refuses a dispatch that binds a parameter the kernel puts
+// under buffer.assume.noalias over the bytes of another buffer binding of
+// the same dispatch when either of the two is written. Both bindings
+// passed packArgs, so their regions are valid allocations of the session.
+func checkNoalias(ck *compiledKernel, args []Arg) error {
+	for _, i := range ck.noalias {
+		if i >= len(args) || args[i].kind != argBuffer {
+			continue
+		}
+		a := &args[i].binding
+		for j := range args {
+			if j == i || args[j].kind != argBuffer {
+				continue
+			}
+			b := &args[j].binding
+			if a.Region.alloc != b.Region.alloc || a.Region.n == 0 || b.Region.n == 0 ||
+				a.Region.off >= b.Region.off+b.Region.n || b.Region.off >= a.Region.off+a.Region.n ||
+				!a.Access.Writes() && !b.Access.Writes() {
+				continue
+			}
+			p, q := ck.info.Params[i], ck.info.Params[j]
+			return fmt.Errorf("%w: kernel %s: %%%s (bytes %d–%d, %s) is under buffer.assume.noalias but overlaps %%%s (bytes %d–%d of the same allocation, %s)",
+				ErrAliasing, ck.info.Export, p.Name, a.Region.off, a.Region.off+a.Region.n, a.Access, q.Name, b.Region.off, b.Region.off+b.Region.n, b.Access)
+		}
+	}
+	return nil
 }

@@ -35,4 +35,9 @@ var (
 	ErrDevice = errors.New("loomrt: device failure")
 	// ErrNotImplemented: a feature this build does not provide.
 	ErrNotImplemented = errors.New("loomrt: not implemented")
+	// ErrAliasing: a dispatch binds a buffer the kernel puts under
+	// buffer.assume.noalias so that it overlaps another binding of the
+	// same dispatch, one of the two written: the kernel's promise (on
+	// which the PTX backend relies) would not hold.
+	ErrAliasing = errors.New("loomrt: noalias buffer overlaps another binding")
 )

@@ -30,6 +30,10 @@ type compiledKernel struct {
 	checks      []loom.ArgCheck
 	extents     []loom.Extent
 	storage     []loom.StorageUse
+	// noalias lists the launch parameters under buffer.assume.noalias:
+	// a dispatch must not bind one over another binding when either is
+	// written.
+	noalias []int
 
 	// Analysis results kept for LaunchConfig.
 	prog   *loom.Program
