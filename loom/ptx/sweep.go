@@ -60,6 +60,17 @@ func sweepUnroll(op *loom.Op, lb, ub, step *val) int64 {
 	return 0
 }
 
+// workgroupQuery reports the pure kernel.workgroup ops (id, count, size):
+// the others are collectives or allocations, which copies would change.
+func workgroupQuery(name string) bool {
+	for _, q := range []string{"kernel.workgroup.id", "kernel.workgroup.count", "kernel.workgroup.size"} {
+		if name == q || strings.HasPrefix(name, q+"<") {
+			return true
+		}
+	}
+	return false
+}
+
 // loadBytes is what one load op reads per invocation (at least 1).
 func loadBytes(op *loom.Op) int {
 	if len(op.Results) == 0 || op.Results[0].Type == nil {
@@ -92,10 +103,10 @@ func sweepBody(r *loom.Region) (n, loads int, ok bool) {
 	for _, op := range r.Ops {
 		name := op.Name
 		switch {
-		case name == "func.call", name == "scf.for", name == "scf.while",
+		case name == "func.call", name == "scf.for", name == "scf.while", name == "vector.mma",
 			strings.HasPrefix(name, "kernel.barrier"), strings.HasPrefix(name, "kernel.subgroup."),
-			strings.HasPrefix(name, "kernel.async."), strings.HasPrefix(name, "vector.fragment"), name == "vector.mma",
-			strings.HasPrefix(name, "kernel.workgroup.") && !strings.HasSuffix(name, ".id") && !strings.Contains(name, ".id<") && !strings.HasPrefix(name, "kernel.workgroup.count") && !strings.HasPrefix(name, "kernel.workgroup.size"):
+			strings.HasPrefix(name, "kernel.async."), strings.HasPrefix(name, "vector.fragment"),
+			strings.HasPrefix(name, "kernel.workgroup.") && !workgroupQuery(name):
 			return 0, 0, false
 		case name == "view.load", strings.HasPrefix(name, "vector.load"), strings.HasPrefix(name, "vector.gather"):
 			loads += loadBytes(op)

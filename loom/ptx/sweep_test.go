@@ -47,6 +47,8 @@ func TestSweepUnrollChoice(t *testing.T) {
 		{"unroll(1)", "%tid", "%n", "unroll(1) ", load, 0},
 		{"unroll(2)", "%tid", "%n", "unroll(2) ", load, 2},
 		{"bare unroll", "%tid", "%n", "unroll ", load, 0},
+		{"workgroup id in the body", "%tid", "%n", "", "%wgi = kernel.workgroup.id<x> : index\n    " + load, 4},
+		{"workgroup reduction in the body", "%tid", "%n", "", load + "\n    %red = kernel.workgroup.reduce<addf> %x : f32", 0},
 	} {
 		src := strings.NewReplacer("LB", c.lb, "UB", c.ub, "CLAUSE", c.clause, "BODY", c.body).Replace(tmpl)
 		m, err := loom.ParseFile("sweep.loom", []byte(src))
