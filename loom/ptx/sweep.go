@@ -31,24 +31,25 @@ const maxSweepOps = 48
 
 // sweepUnroll returns the factor to unroll op by, or 0 to leave it: the
 // step must be a positive constant and the trip count unknown at compile
-// time; an unroll clause with a factor chooses it (1 keeps the loop as it
-// is); otherwise the body must be small, load memory, and hold no call,
-// nested loop, barrier, collective, asynchronous copy or matrix fragment
-// (whose cost or convergence copies would change), and the factor is the
-// larger of 4 and 2 that keeps a trip's loads within maxSweepBytes.
+// time, and the body must hold no call, nested loop, barrier, collective,
+// asynchronous copy or matrix fragment (whose cost or convergence copies
+// would change). An unroll clause with a literal factor above 1 then
+// chooses it (at most 8; unroll(1) keeps the loop); otherwise the body
+// must be small and load memory, and the factor is the larger of 4 and 2
+// that keeps a trip's loads within maxSweepBytes.
 func sweepUnroll(op *loom.Op, lb, ub, step *val) int64 {
 	if !step.known || step.ci <= 0 || (lb.known && ub.known) {
 		return 0
 	}
+	n, bytes, ok := sweepBody(op.Regions[0])
 	for _, a := range op.Attrs {
 		if a.Key == "unroll" {
-			if a.Value.Kind == loom.LitInt {
-				return min(max(a.Value.Int, 0), 8) * boolInt(a.Value.Int > 1)
+			if a.Value.Kind == loom.LitInt && a.Value.Int > 1 && ok {
+				return min(a.Value.Int, 8) // the author's factor, at most 8
 			}
-			return 0 // bare unroll of a run-time count: left to ptxas
+			return 0 // unroll(1), a bare or run-time factor, or a body not to copy
 		}
 	}
-	n, bytes, ok := sweepBody(op.Regions[0])
 	if !ok || bytes == 0 || n > maxSweepOps {
 		return 0
 	}
@@ -88,13 +89,6 @@ func loadBytes(op *loom.Op) int {
 		t = t.Elem
 	}
 	return max(1, n*max(t.Bits, 8)/8)
-}
-
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // sweepBody counts r's ops and the bytes its loads read, and reports

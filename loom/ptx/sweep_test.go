@@ -46,6 +46,7 @@ func TestSweepUnrollChoice(t *testing.T) {
 		{"barrier", "%tid", "%n", "", load + "\n    kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}", 0},
 		{"unroll(1)", "%tid", "%n", "unroll(1) ", load, 0},
 		{"unroll(2)", "%tid", "%n", "unroll(2) ", load, 2},
+		{"unroll(2) of a body with a barrier", "%tid", "%n", "unroll(2) ", load + "\n    kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}", 0},
 		{"bare unroll", "%tid", "%n", "unroll ", load, 0},
 		{"workgroup id in the body", "%tid", "%n", "", "%wgi = kernel.workgroup.id<x> : index\n    " + load, 4},
 		{"workgroup reduction in the body", "%tid", "%n", "", load + "\n    %red = kernel.workgroup.reduce<addf> %x : f32", 0},
