@@ -13,9 +13,11 @@ import (
 	"github.com/loomgen/loomgen/gen"
 
 	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/interp"
+	"github.com/loomgen/loomgen/loom/ptx"
 )
 
-const inspectUsage = `usage: loomgen inspect [-json] file.loom|dir|glob...
+const inspectUsage = `usage: loomgen inspect [-json] [-backends] file.loom|dir|glob...
 
 The inputs are one package: files, directories (their *.loom files) and
 quoted globs, analysed together, so a kernel may use the functions,
@@ -26,7 +28,9 @@ Prints, per kernel: export name, symbol, position, workload and launch
 parameters with types, each buffer's inferred access with its evidence,
 argument checks, whether the launch config is static or needs workload
 values (with the static geometry), the byte extent of each buffer, and the
-signature fingerprint; then the config declarations with their predicates.
+signature fingerprint; with -backends, whether the CPU executor and the
+PTX backend compile it (with the config defaults) or why not, as Load
+would report it; then the config declarations with their predicates.
 Errors are printed as path:line:col: message. Exit status: 0 ok, 1 input
 errors, 2 usage errors.
 `
@@ -36,6 +40,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	backends := fs.Bool("backends", false, "also compile each kernel on the CPU executor and the PTX backend and report whether it compiles")
 	fs.Usage = func() { fmt.Fprint(stderr, inspectUsage) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -73,6 +78,11 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	rep := buildReport(p)
+	if *backends {
+		for i, k := range p.Kernels() {
+			rep.Kernels[i].Backends = probeBackends(p, k)
+		}
+	}
 	if len(paths) > 1 {
 		rep.Package = paths
 	}
@@ -231,6 +241,30 @@ type kernelReport struct {
 	// Storage lists the kernel.workgroup.storage ops of the body.
 	Storage     []storageReport `json:"workgroup_storage,omitempty"`
 	Fingerprint string          `json:"fingerprint"`
+	// Backends (with -backends) says, for the CPU executor and the PTX
+	// backend, whether the kernel compiles with the config defaults, or
+	// why not: what Load would report, known before any session opens.
+	Backends []backendReport `json:"backends,omitempty"`
+}
+
+type backendReport struct {
+	Name     string `json:"name"`
+	Compiles bool   `json:"compiles"`
+	Error    string `json:"error,omitempty"`
+}
+
+// probeBackends compiles k on each backend (pure Go: no device needed).
+func probeBackends(p *loom.Program, k *loom.Kernel) []backendReport {
+	probe := func(name string, compile func() error) backendReport {
+		if err := compile(); err != nil {
+			return backendReport{Name: name, Error: err.Error()}
+		}
+		return backendReport{Name: name, Compiles: true}
+	}
+	return []backendReport{
+		probe("cpu", func() error { _, err := interp.Compile(p.Modules, k.Export, interp.Options{}); return err }),
+		probe("ptx", func() error { _, err := ptx.Compile(p.Modules, k.Export, ptx.Options{}); return err }),
+	}
 }
 
 type configReport struct {
@@ -450,6 +484,13 @@ func writeText(w io.Writer, rep inspectReport) {
 			fmt.Fprintf(w, "  workgroup storage at %s bytes %s, views span %s\n", s.Pos, bytes, views)
 		}
 		fmt.Fprintf(w, "  fingerprint %s\n", k.Fingerprint)
+		for _, b := range k.Backends {
+			if b.Compiles {
+				fmt.Fprintf(w, "  backend %s: compiles\n", b.Name)
+			} else {
+				fmt.Fprintf(w, "  backend %s: %s\n", b.Name, b.Error)
+			}
+		}
 	}
 	if len(rep.Config) > 0 {
 		fmt.Fprintln(w)

@@ -186,3 +186,42 @@ func TestInspectPackage(t *testing.T) {
 		t.Errorf("addf.loom alone: exit %d, %s", code, errb.String())
 	}
 }
+
+// TestInspectBackends checks -backends: each kernel's compile on the CPU
+// executor and the PTX backend, with the reason a backend refuses one, in
+// text and JSON; without the flag nothing is compiled or reported.
+func TestInspectBackends(t *testing.T) {
+	file := filepath.Join("testdata", "backends", "module_state.loom")
+	var out, errb bytes.Buffer
+	if code := runInspect([]string{"-backends", file}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	s := out.String()
+	for _, want := range []string{
+		"  backend cpu: kernel use_state: testdata/backends/module_state.loom:11:3: global.load: @state is a global.variable",
+		"  backend ptx: testdata/backends/module_state.loom:11:3: ptx: unsupported: global.load: @state is a global.variable",
+		"  backend cpu: compiles\n  backend ptx: compiles",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	out.Reset()
+	if code := runInspect([]string{"-json", "-backends", file}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	var rep inspectReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range rep.Kernels {
+		if len(k.Backends) != 2 || k.Backends[0].Name != "cpu" || k.Backends[1].Name != "ptx" ||
+			k.Backends[0].Compiles != (k.Export == "saxpy") || k.Backends[1].Compiles != (k.Export == "saxpy") {
+			t.Errorf("%s: backends %+v", k.Export, k.Backends)
+		}
+	}
+	out.Reset()
+	if code := runInspect([]string{file}, &out, &errb); code != 0 || strings.Contains(out.String(), "backend ") {
+		t.Errorf("without -backends: exit %d, output\n%s", code, out.String())
+	}
+}

@@ -448,7 +448,8 @@ func (e *emitter) op(op *loom.Op) error {
 		return nil // only view types use it (loom.DenseLayout)
 	}
 	if op.Refused != "" {
-		return unsupported(op, "%s", op.Refused)
+		// The shared lowering's reason names the op already.
+		return fmt.Errorf("%s: %w: %s", op.Pos, ErrUnsupported, op.Refused)
 	}
 	if isAsyncOp(op.Name) {
 		return e.async(op)
