@@ -288,9 +288,6 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	if trips, ok := unrollTrips(op, lb, ub, step); ok {
 		return e.unrolledFor(op, lb, step, inits, trips)
 	}
-	if f := sweepUnroll(op, lb, ub, step); f > 1 {
-		return e.sweepFor(op, lb, ub, step, inits, f)
-	}
 	iv := e.newVal(t)
 	iv.p2 = min(pow2Of(lb), pow2Of(step))
 	e.mov(iv, lb)
@@ -302,18 +299,17 @@ func (e *emitter) scfFor(op *loom.Op) error {
 		return err
 	}
 	body := op.Regions[0]
-	e.vals[body.Args[0]] = iv
-	for i, arg := range body.Args[1:] {
-		e.vals[arg] = j.vals[i]
-	}
 	head, end := e.newLabel("for"), e.newLabel("endfor")
-	cmp := "s32"
-	if t.Kind == loom.TypeOffset {
-		cmp = "u64"
+	if f := sweepUnroll(op, lb, ub, step); f > 1 {
+		// Trips of f body copies first; the loop below runs the rest.
+		if err := e.sweepTrips(op, ub, step, iv, j, f, end); err != nil {
+			return err
+		}
 	}
+	bindBody(e, body, iv, j.vals)
 	done := e.newReg(cPred)
 	e.label(head)
-	e.ins("setp.ge.%s %s, %s, %s", cmp, done, iv.reg, ub.reg)
+	e.ins("setp.ge.%s %s, %s, %s", forCompare(t), done, iv.reg, ub.reg)
 	e.ins("@%s bra %s", done, end)
 	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }
 	if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
@@ -360,18 +356,8 @@ func (e *emitter) unrolledFor(op *loom.Op, lb, step *val, inits []*val, trips in
 	body := op.Regions[0]
 	cur := inits
 	for i := range trips {
-		e.vals[body.Args[0]] = e.constInt(lb.t, lb.ci+i*step.ci)
-		for k, arg := range body.Args[1:] {
-			e.vals[arg] = cur[k]
-		}
-		yield := func(y *loom.Op, vals []*val) error {
-			if len(vals) != len(cur) {
-				return invalid(y.Pos, "yields %d values; want %d", len(vals), len(cur))
-			}
-			cur = vals
-			return nil
-		}
-		if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
+		bindBody(e, body, e.constInt(lb.t, lb.ci+i*step.ci), cur)
+		if err := e.regionWith(body, []string{"scf.yield"}, passYield(&cur)); err != nil {
 			return err
 		}
 	}
@@ -381,6 +367,34 @@ func (e *emitter) unrolledFor(op *loom.Op, lb, step *val, inits []*val, trips in
 		}
 	}
 	return nil
+}
+
+// forCompare is the setp type that ends an scf.for of bounds type t.
+func forCompare(t *loom.Type) string {
+	if t.Kind == loom.TypeOffset {
+		return "u64"
+	}
+	return "s32"
+}
+
+// bindBody gives an scf.for body its induction variable and carried values.
+func bindBody(e *emitter, body *loom.Region, iv *val, carried []*val) {
+	e.vals[body.Args[0]] = iv
+	for i, arg := range body.Args[1:] {
+		e.vals[arg] = carried[i]
+	}
+}
+
+// passYield is the scf.yield of a body copy whose values go straight to
+// the next copy: it replaces *cur with them.
+func passYield(cur *[]*val) func(*loom.Op, []*val) error {
+	return func(y *loom.Op, vals []*val) error {
+		if len(vals) != len(*cur) {
+			return invalid(y.Pos, "yields %d values; want %d", len(vals), len(*cur))
+		}
+		*cur = vals
+		return nil
+	}
 }
 
 func (e *emitter) scfWhile(op *loom.Op) error {

@@ -117,35 +117,23 @@ func sweepBody(r *loom.Region) (n, loads int, ok bool) {
 	return n, loads, true
 }
 
-// sweepFor lowers op with f copies of its body per trip while f trips
-// remain, then the plain loop: trips = (ub - lb - 1) / step + 1 when
-// lb < ub (no overflow for any bounds of the type), groups = trips / f.
-// The carried values pass straight from one copy to the next and through
-// the loop's join registers between trips and into the rest loop.
-func (e *emitter) sweepFor(op *loom.Op, lb, ub, step *val, inits []*val, f int64) error {
-	t := lb.t
-	inits, err := e.fragmentInits(op, inits)
-	if err != nil {
-		return err
-	}
-	j := &joins{}
-	if err := e.setJoins(op.Pos, j, inits, false); err != nil {
-		return err
-	}
+// sweepTrips emits, ahead of the plain loop that scfFor emits next, f
+// copies of op's body per trip while f trips remain: trips = (ub - lb - 1)
+// / step + 1 when lb < ub (no overflow for any bounds of the type), groups
+// = trips / f; no trip at all branches to end. iv is the induction
+// register (advanced by f·step a trip) and j the loop's joins, which hold
+// the carried values between trips and into the plain loop; inside a trip
+// they pass straight from one copy to the next.
+func (e *emitter) sweepTrips(op *loom.Op, ub, step, iv *val, j *joins, f int64, end string) error {
+	t := iv.t
+	cmp, ut, st := forCompare(t), uType(t), sType(t)
 	body := op.Regions[0]
-	iv := e.newVal(t)
-	iv.p2 = min(pow2Of(lb), pow2Of(step))
-	e.mov(iv, lb)
-	cmp, ut, st := "s32", uType(t), sType(t)
-	if t.Kind == loom.TypeOffset {
-		cmp = "u64"
-	}
-	head, rest, restHead, end := e.newLabel("sweep"), e.newLabel("sweep_rest"), e.newLabel("for"), e.newLabel("endfor")
+	head, rest := e.newLabel("sweep"), e.newLabel("sweep_rest")
 	p := e.newReg(cPred)
-	e.ins("setp.ge.%s %s, %s, %s", cmp, p, lb.reg, ub.reg)
+	e.ins("setp.ge.%s %s, %s, %s", cmp, p, iv.reg, ub.reg)
 	e.ins("@%s bra %s", p, end)
 	groups := e.newReg(classOf(t))
-	e.ins("sub.%s %s, %s, %s", st, groups, ub.reg, lb.reg)
+	e.ins("sub.%s %s, %s, %s", st, groups, ub.reg, iv.reg)
 	e.ins("sub.%s %s, %s, 1", st, groups, groups)
 	e.ins("div.%s %s, %s, %d", ut, groups, groups, step.ci)
 	e.ins("add.%s %s, %s, 1", st, groups, groups)
@@ -161,20 +149,10 @@ func (e *emitter) sweepFor(op *loom.Op, lb, ub, step *val, inits []*val, f int64
 			ivk.p2 = iv.p2
 			e.ins("add.%s %s, %s, %d", st, ivk.reg, iv.reg, k*step.ci)
 		}
-		e.vals[body.Args[0]] = ivk
-		for i, arg := range body.Args[1:] {
-			e.vals[arg] = cur[i]
-		}
-		last := k == f-1
-		yield := func(y *loom.Op, vals []*val) error {
-			if last {
-				return e.setJoins(y.Pos, j, vals, true)
-			}
-			if len(vals) != len(cur) {
-				return invalid(y.Pos, "yields %d values; want %d", len(vals), len(cur))
-			}
-			cur = vals
-			return nil
+		bindBody(e, body, ivk, cur)
+		yield := passYield(&cur)
+		if k == f-1 {
+			yield = func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }
 		}
 		if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
 			return err
@@ -184,19 +162,5 @@ func (e *emitter) sweepFor(op *loom.Op, lb, ub, step *val, inits []*val, f int64
 	e.ins("sub.%s %s, %s, 1", st, groups, groups)
 	e.ins("bra.uni %s", head)
 	e.label(rest)
-	e.vals[body.Args[0]] = iv
-	for i, arg := range body.Args[1:] {
-		e.vals[arg] = j.vals[i]
-	}
-	e.label(restHead)
-	e.ins("setp.ge.%s %s, %s, %s", cmp, p, iv.reg, ub.reg)
-	e.ins("@%s bra %s", p, end)
-	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }
-	if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
-		return err
-	}
-	e.ins("add.%s %s, %s, %s", st, iv.reg, iv.reg, step.reg)
-	e.ins("bra.uni %s", restHead)
-	e.label(end)
-	return e.bindJoins(op, j)
+	return nil
 }
