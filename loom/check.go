@@ -44,6 +44,7 @@ func (c *checker) module(m *Module) {
 		}
 		if f.Body != nil {
 			c.ops(s, f.Body.Ops)
+			c.returns(f, f.Body)
 		}
 		if f.Family != "" && strings.HasPrefix(strings.TrimSpace(f.Op.Param), "@") {
 			c.symbolUse(f.Op.Pos, f.Family)
@@ -199,6 +200,9 @@ func (c *checker) walkSymbols(op *Op) {
 		}
 		if op.Name == "kernel.launch" {
 			c.launchArity(op)
+		}
+		if op.Name == "func.call" {
+			c.callTypes(op)
 		}
 	case "template.apply":
 		if fam := strings.TrimSpace(op.Param); strings.HasPrefix(fam, "@") {

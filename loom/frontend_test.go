@@ -211,8 +211,8 @@ func TestFrontendErrors(t *testing.T) {
 			"x.loom:3:4: block argument of ^b needs a name, such as %x: i32"},
 		{"block label without colon", "func.def @f() {\n  cfg.br ^b\n^b(%x: i32)\n  func.return\n}\n",
 			"x.loom:3:12: expected ':' after block label ^b, found newline"},
-		{"block argument used before its block", "func.def @f() {\n  func.return %x : i32\n^b(%x: i32):\n  func.return\n}\n",
-			"x.loom:2:15: use of undefined value %x"},
+		{"block argument used before its block", "func.def @f() {\n  %y = scalar.negi %x : i32\n^b(%x: i32):\n  func.return\n}\n",
+			"x.loom:2:20: use of undefined value %x"},
 	} {
 		_, err := ParseFile("x.loom", []byte(c.src))
 		if err == nil {

@@ -89,10 +89,6 @@ func TestLowerErrors(t *testing.T) {
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"hadamard_sign\", input_elems=4, output_elems=4> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "exactly one of signs or seed"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %t = encoding.define #numeric_transform<family=\"hadamard\", input_elems=8, output_elems=8> : encoding<transform>\n  %r = vector.transform %v, %t : vector<4xf32>, encoding<transform> -> vector<4xf32>", "input_elems=8, but the source's last axis has 4"},
 		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %q = vector.table.quantize %v, %v {nan = zero} : vector<4xf32>, vector<4xf32> -> vector<4xi8>", "needs tie = lower or upper"},
-		// A float op annotated with a result type other than its operand's:
-		// named at the op, not in the ops it would be rewritten into.
-		{"%y = scalar.sitofp %x : i8 to f32\n  %s = scalar.sinhf %y : i32", "result type i32 differs from the operand type f32"},
-		{"%y = scalar.sitofp %x : i8 to f32\n  %v = vector.splat %y : vector<4xf32>\n  %a = vector.atan2f %v, %v : vector<4xf16>", "result type vector<4xf16> differs"},
 		// Types not written (an opaque op, found by FuzzParse): the per-lane
 		// split had no operand types to copy and failed as an internal error.
 		{"%v = vector.splat %x : vector<4xi8>\n  %f = kernel.subgroup.broadcast.first %v i vector<4xi8>", "on vector<4xi8> without its operand types"},

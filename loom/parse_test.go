@@ -62,7 +62,7 @@ func summary(op *Op) string {
 // the values the cases use, and returns the last top-level body op.
 func parseStmt(t *testing.T, stmt string) *Op {
 	t.Helper()
-	src := "func.def @f(%v: view<8x8xf32>, %w: view<64xf32>, %b: buffer, %i: index, %j: index, %x: f32, %y: f32, %c: i1, %n: i32, %m: vector<8xi1>, %vec: vector<8xf32>, %o: offset) {\n" + stmt + "\n}\n"
+	src := "func.def @f(%v: view<8x8xf32>, %w: view<64xf32>, %b: buffer, %i: index, %j: index, %x: f32, %y: f32, %c: i1, %n: i32, %m: vector<8xi1>, %vec: vector<8xf32>, %o: offset) -> (f32, index) {\n" + stmt + "\n}\nfunc.decl @g(%a: f32, %b: buffer) -> (f32)\n"
 	m, err := ParseFile("t.loom", []byte(src))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
@@ -125,7 +125,7 @@ func TestOpLayouts(t *testing.T) {
 		{"%r, %ok = kernel.subgroup.shuffle<xor> %x, %n, %n : f32, i32, i32", "kernel.subgroup.shuffle<xor> O=[x,n,n] T=[f32, i32, i32] %r:f32 %ok:i1"},
 		{"%r = kernel.subgroup.broadcast %x from %n : f32, i32", "kernel.subgroup.broadcast O=[x,n] T=[f32, i32] W=[from] %r:f32"},
 		{"%r = kernel.workgroup.vote.count %c : i1 -> i32", "kernel.workgroup.vote.count O=[c] T=[i1] RT=[i32] %r:i32"},
-		{"%r = func.call pure inline @f(%x, %b) : (f32, buffer) -> (f32)", "func.call @f O=[x,b] T=[f32, buffer] RT=[f32] W=[pure,inline] %r:f32"},
+		{"%r = func.call pure inline @g(%x, %b) : (f32, buffer) -> (f32)", "func.call @g O=[x,b] T=[f32, buffer] RT=[f32] W=[pure,inline] %r:f32"},
 		{"%r = func.apply<my.key>(%x) pure : (f32) -> (f32)", "func.apply<my.key> O=[x] T=[f32] RT=[f32] W=[pure] %r:f32"},
 		{"func.return %x, %i : f32, index", "func.return O=[x,i] T=[f32, index]"},
 		{"%r = vendor.thing<k> %b, %x {a = [1, 2]} : buffer, f32 -> f32", "vendor.thing<k> O=[b,x] T=[buffer, f32] RT=[f32] a=[1, 2] %r:f32 opaque"},

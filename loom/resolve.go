@@ -241,4 +241,6 @@ func (c *checker) op(s *scope, op *Op) {
 	if op.Name == "kernel.launch.config" {
 		c.launchConfig(op)
 	}
+	c.typeCheck(op)
+	c.yields(op)
 }

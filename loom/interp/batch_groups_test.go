@@ -147,11 +147,12 @@ const subgroupOps = `
   %s1 = kernel.subgroup.reduce<addi> %x : i32
   %sc = kernel.subgroup.scan<maxsi> %x {mode = exclusive, direction = reverse} : i32
   %cl = kernel.subgroup.reduce<addi> %x {cluster_size = 4, cluster_stride = 2} : i32
-  %v1 = kernel.subgroup.vote.ballot %sel : i1
-  %v2 = kernel.subgroup.vote.any %sel : i1
+  %v1 = kernel.subgroup.vote.ballot %sel : i1 -> i32
+  %v2b = kernel.subgroup.vote.any %sel : i1
+  %v2 = scalar.extui %v2b : i1 to i32
   %wr = kernel.workgroup.reduce<addi> %x : i32
   %ws = kernel.workgroup.scan<addi> %x {mode = inclusive, direction = forward} : i32
-  %wc = kernel.workgroup.vote.count %sel : i1
+  %wc32 = kernel.workgroup.vote.count %sel : i1 -> i32
   %acc = scf.if %sel -> (i32) {
     %sh, %ok = kernel.subgroup.shuffle<xor> %x, %one, %w : i32, i32, i32
     %sd, %ok2 = kernel.subgroup.shuffle<down> %x, %one, %w : i32, i32, i32
@@ -169,7 +170,6 @@ const subgroupOps = `
   %l32 = index.cast %lane : index to i32
   %g32 = index.cast %sgid : index to i32
   %n32 = index.cast %sgn : index to i32
-  %wc32 = index.cast %wc : index to i32
   %t1 = scalar.muli %l32, %g32 : i32
   %t2 = scalar.addi %t1, %n32 : i32
   %t3 = scalar.xori %t2, %s1 : i32
@@ -232,8 +232,7 @@ var barrierKernels = map[string]string{
   scf.if %only {
     kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}
   }
-  %t = kernel.workgroup.vote.count %hi : i1
-  %t32 = index.cast %t : index to i32
+  %t32 = kernel.workgroup.vote.count %hi : i1 -> i32
   %y = scalar.addi %s, %t32 : i32
   %ok = index.cmp ult, %i, %n : index
   scf.if %ok {
