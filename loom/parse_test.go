@@ -62,7 +62,7 @@ func summary(op *Op) string {
 // the values the cases use, and returns the last top-level body op.
 func parseStmt(t *testing.T, stmt string) *Op {
 	t.Helper()
-	src := "func.def @f(%v: view<8x8xf32>, %w: view<64xf32>, %b: buffer, %i: index, %j: index, %x: f32, %y: f32, %c: i1, %n: i32, %m: vector<8xi1>, %vec: vector<8xf32>, %o: offset) -> (f32, index) {\n" + stmt + "\n}\nfunc.decl @g(%a: f32, %b: buffer) -> (f32)\n"
+	src := "func.def @f(%v: view<8x8xf32>, %w: view<64xf32>, %b: buffer, %i: index, %j: index, %x: f32, %y: f32, %c: i1, %n: i32, %m: vector<8xi1>, %vec: vector<8xf32>, %o: offset, %h: view<16x16xf16>, %hf: view<16x16xf32>) -> (f32, index) {\n" + stmt + "\n}\nfunc.decl @g(%a: f32, %b: buffer) -> (f32)\n"
 	m, err := ParseFile("t.loom", []byte(src))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
@@ -112,8 +112,8 @@ func TestOpLayouts(t *testing.T) {
 		{"%r = vector.reduce<addf> %vec, %x : vector<8xf32>, f32", "vector.reduce<addf> O=[vec,x] T=[vector<8xf32>, f32] %r:f32"},
 		{"%r = vector.dotf %vec, %vec, %x : vector<8xf32>, vector<8xf32>, f32", "vector.dotf O=[vec,vec,x] T=[vector<8xf32>, vector<8xf32>, f32] %r:f32"},
 		{"%r = vector.mma %vec, %vec, %vec : vector<16xf16>, vector<16xf16>, vector<8xf32>", "vector.mma O=[vec,vec,vec] T=[vector<16xf16>, vector<16xf16>, vector<8xf32>] %r:vector<8xf32>"},
-		{"%r = vector.fragment.load<lhs> %w[%i, 0] shape [%i, %j] : view<16x16xf16> -> vector<16xf16>", "vector.fragment.load<lhs> O=[w,i,0,i,j] T=[view<16x16xf16>] RT=[vector<16xf16>] W=[shape] %r:vector<16xf16>"},
-		{"vector.fragment.store<result> %vec, %w[0, %i] shape [%i, %j] : vector<8xf32>, view<16x16xf32>", "vector.fragment.store<result> O=[vec,w,0,i,i,j] T=[vector<8xf32>, view<16x16xf32>] W=[shape]"},
+		{"%r = vector.fragment.load<lhs> %h[%i, 0] shape [%i, %j] : view<16x16xf16> -> vector<16xf16>", "vector.fragment.load<lhs> O=[h,i,0,i,j] T=[view<16x16xf16>] RT=[vector<16xf16>] W=[shape] %r:vector<16xf16>"},
+		{"vector.fragment.store<result> %vec, %hf[0, %i] shape [%i, %j] : vector<8xf32>, view<16x16xf32>", "vector.fragment.store<result> O=[vec,hf,0,i,i,j] T=[vector<8xf32>, view<16x16xf32>] W=[shape]"},
 		{"%r = vector.fragment<init> %vec shape [%i, %j] : vector<8xf32>", "vector.fragment<init> O=[vec,i,j] T=[vector<8xf32>] W=[shape] %r:vector<8xf32>"},
 		{"%r = scf.select %c, %x, %y : f32", "scf.select O=[c,x,y] T=[f32] %r:f32"},
 		{"%r = kernel.workitem.id<y> : index", "kernel.workitem.id<y> O=[] T=[index] %r:index"},

@@ -98,10 +98,16 @@ func (c *checker) typeCheck(op *Op) {
 		c.wantKind(op, 0, "a view", TypeView)
 	case viewFirst[op.Name]:
 		c.viewAccess(op, 0)
+		if op.Name == "view.load" && len(op.Results) == 1 && len(op.ResultTypes) == 1 {
+			c.elementOf(op, 0, op.ResultTypes[0], "result type")
+		}
 	case viewSecond[op.Name]:
 		c.viewAccess(op, 1)
 		if op.Name == "view.store" || op.Name == "view.atomic.store" {
 			c.wantSame(op, 0, stated)
+		}
+		if op.Name == "view.store" {
+			c.elementOf(op, 1, operandType(op, 0), "stored value of type")
 		}
 	case op.Name == "view.atomic.cmpxchg":
 		c.viewAccess(op, 2)
@@ -117,14 +123,42 @@ func (c *checker) typeCheck(op *Op) {
 }
 
 // viewAccess checks a memory op's view operand at vi and the index
-// coordinates after it, one per axis of the view.
+// coordinates after it, one per axis of the view, and that the view type
+// written after ':' (the first written for a load, the second for a store)
+// is the operand's: same rank and element type.
 func (c *checker) viewAccess(op *Op, vi int) {
 	if !c.wantKind(op, vi, "a view", TypeView) {
 		return
 	}
 	t := op.Operands[vi].Value.Type
+	ti := 0
+	if vi > 0 {
+		ti = 1
+	}
+	if ti < len(op.Types) {
+		w := op.Types[ti]
+		if w.Kind == TypeView && t.Elem != nil && w.Elem != nil && (len(w.Dims) != len(t.Dims) || !typesAgree(w.Elem, t.Elem)) {
+			o := op.Operands[vi]
+			c.errorf(o.Pos, "%s: %%%s has type %s, the op is written for %s", op.Name, o.Name, t, w)
+		}
+	}
 	for i := vi + 1; i <= vi+len(t.Dims) && i < len(op.Operands); i++ {
 		c.wantKind(op, i, "an index coordinate", TypeIndex)
+	}
+}
+
+// elementOf reports a scalar t that a view.load or view.store moves
+// from or to the view operand at vi when it is not the view's element type
+// (Loom's SameElementType: an encoded view decodes through vector.decode,
+// not through these ops).
+func (c *checker) elementOf(op *Op, vi int, t *Type, what string) {
+	v := operandType(op, vi)
+	if t == nil || v == nil || v.Kind != TypeView || v.Elem == nil || !t.IsScalar() || !v.Elem.IsScalar() {
+		return
+	}
+	if !typesAgree(t, v.Elem) {
+		o := op.Operands[vi]
+		c.errorf(o.Pos, "%s: %s %s, the op takes %%%s's element type %s", op.Name, what, t, o.Name, v.Elem)
 	}
 }
 
