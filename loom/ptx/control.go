@@ -652,7 +652,7 @@ func (e *emitter) call(op *loom.Op, rest string) error {
 		}
 	}
 	outer := e.frame
-	fr := &inlineFrame{done: e.newLabel("ret_" + entryName(f.Symbol))}
+	fr := &inlineFrame{done: e.newLabel("ret_" + entryName(f.Symbol)), tail: tailReturn(f.Body)}
 	e.frame = fr
 	e.calls = append(e.calls, f.Symbol)
 	err = e.region(f.Body)
@@ -680,6 +680,10 @@ func (e *emitter) funcReturn(op *loom.Op) error {
 	if err != nil {
 		return err
 	}
+	if op == e.frame.tail {
+		e.frame.results = vals
+		return nil
+	}
 	j := &joins{vals: e.frame.results}
 	if err := e.setJoins(op.Pos, j, vals, false); err != nil {
 		return err
@@ -687,6 +691,32 @@ func (e *emitter) funcReturn(op *loom.Op) error {
 	e.frame.results = j.vals
 	e.ins("bra.uni %s", e.frame.done)
 	return nil
+}
+
+// tailReturn is body's func.return when it is the body's last op and its
+// only return, else nil.
+func tailReturn(body *loom.Region) *loom.Op {
+	if body == nil || len(body.Ops) == 0 {
+		return nil
+	}
+	last := body.Ops[len(body.Ops)-1]
+	if last.Name != "func.return" || countReturns(body) != 1 {
+		return nil
+	}
+	return last
+}
+
+func countReturns(r *loom.Region) int {
+	n := 0
+	for _, op := range r.Ops {
+		if op.Name == "func.return" {
+			n++
+		}
+		for _, sub := range op.Regions {
+			n += countReturns(sub)
+		}
+	}
+	return n
 }
 
 // provider picks the template provider for an apply through

@@ -121,6 +121,10 @@ type emitter struct {
 	// allocaReplay is non-nil, the second version of the body takes them
 	// from it instead of declaring new ones (version.go).
 	allocas, allocaReplay []allocaDecl
+	// versionOn holds the entry alignment predicates (alignBufferParam)
+	// under which some element access that now tests its address would be
+	// proven naturally aligned: the body is versioned on them too.
+	versionOn map[string]bool
 	// swz maps the views of swizzled workgroup tiles to their row pitch
 	// in bytes (swizzle.go).
 	swz map[*loom.Value]int64
@@ -131,6 +135,11 @@ type inlineFrame struct {
 	results []*val
 	types   []*loom.Type
 	done    string // label after the inlined body
+	// tail: the body's one func.return is its last op, so the returned
+	// values become the call's results as they are (no join registers:
+	// what the emitter knows of them, such as a byte vector's source word
+	// for dp4a, stays known to the caller).
+	tail *loom.Op
 }
 
 func newEmitter(p *loom.Program, k *loom.Kernel, cfg map[string]loom.Const, sm int) *emitter {
@@ -220,7 +229,9 @@ func (e *emitter) compile() (*Kernel, error) {
 	readOnly := map[int]bool{}
 	for _, a := range e.prog.Access(k) {
 		bindAlign[a.Index] = int64(a.Alignment())
-		readOnly[a.Index] = a.Access == loom.AccessRead && a.Basis == loom.BasisExact
+		// A read found in a called function's body is as certain as one in
+		// the kernel's; only an opaque use (conservative) is not.
+		readOnly[a.Index] = a.Access == loom.AccessRead && a.Basis != loom.BasisConservative
 	}
 	launch := k.Launch
 	if len(k.Body.Args) == len(launch) {
@@ -240,7 +251,10 @@ func (e *emitter) compile() (*Kernel, error) {
 			e.ins("ld.param.u64 %s, [%s]", raw, pname)
 			v = &val{t: p.Type, reg: e.newReg(cRd), space: "global", nat: bindAlign[i], ro: readOnly[i]}
 			e.ins("cvta.to.global.u64 %s, %s", v.reg, raw)
-			if vecMem {
+			if vecMem || bindAlign[i] == 1 {
+				// bindAlign 1: views of several element sizes, whose
+				// element accesses test their addresses unless the body
+				// is versioned on this predicate (noteGuard).
 				e.alignBufferParam(v)
 				aligned = append(aligned, v)
 			}

@@ -135,6 +135,7 @@ func (e *emitter) loadElem(v *val, qual, addr string) *val {
 	if !needsGuard(v) {
 		return e.loadInto(v.elem, v.space, qual, addr)
 	}
+	e.noteGuard(v)
 	out := e.newVal(v.elem)
 	e.guardedLoad(v.elem, v.space, qual, addr, "", out)
 	return out
@@ -147,5 +148,6 @@ func (e *emitter) storeElem(v *val, qual, addr string, x *val) {
 		e.storeFrom(v.elem, v.space, qual, addr, x)
 		return
 	}
+	e.noteGuard(v)
 	e.guardedStore(v.elem, v.space, qual, addr, "", x)
 }

@@ -77,6 +77,10 @@ func usesVectorMemory(p *loom.Program, r *loom.Region, seen map[string]bool) boo
 		switch op.Name {
 		case "vector.load", "vector.store":
 			return true
+		case "func.apply", "template.apply", "template.call":
+			// Providers are chosen later; the predicate costs nothing
+			// where no access ends up using it.
+			return true
 		case "func.call":
 			if !seen[op.Symbol] {
 				seen[op.Symbol] = true
@@ -278,6 +282,13 @@ func (e *emitter) vecMemory(op *loom.Op, rest string) error {
 				e.addrMad(t, lastStride.reg, j*size, addr, false)
 				return t
 			}
+			if !store {
+				if wn := packedWords(v, row-j, size, rowAlign, j, contiguous && !masked && !needsGuard(v)); wn > 0 {
+					e.packedLoad(v, comps, c, int(wn), addr, j*size)
+					j += wn * 4 / size
+					continue
+				}
+			}
 			if w := e.vectorWidth(v, row-j, size, rowAlign, j, contiguous && !masked && !needsGuard(v)); w > 1 {
 				e.wideAccess(v, store, x, comps, c, int(w), addr, j*size)
 				j += w
@@ -286,6 +297,7 @@ func (e *emitter) vecMemory(op *loom.Op, rest string) error {
 			ea := elemAddr(j)
 			switch {
 			case store && mask != nil && needsGuard(v):
+				e.noteGuard(v)
 				e.guardedStore(v.elem, v.space, "", ea, mask.vec[c].reg, x.vec[c])
 			case store && mask != nil:
 				e.storePred(v.elem, v.space, ea, x.vec[c], mask.vec[c])
@@ -295,6 +307,7 @@ func (e *emitter) vecMemory(op *loom.Op, rest string) error {
 				out := &val{t: v.elem, reg: e.newReg(classOf(v.elem))}
 				e.mov(out, pass.vec[c])
 				if needsGuard(v) {
+					e.noteGuard(v)
 					e.guardedLoad(v.elem, v.space, "", ea, mask.vec[c].reg, out)
 				} else {
 					e.loadPred(out, v.space, ea, mask.vec[c])
@@ -330,6 +343,91 @@ func (e *emitter) vectorWidth(v *val, left, size, rowAlign, j int64, ok bool) in
 		}
 	}
 	return 1
+}
+
+// packedWords is how many 32-bit words (4, 2 or 1) one load takes for the
+// 8- or 16-bit integer or 16-bit float lanes j… of a contiguous row (left
+// lanes remain), or 0 where those lanes load one by one: a vector<32xbf16>
+// row is four 16-byte loads, not 32 two-byte ones.
+func packedWords(v *val, left, size, rowAlign, j int64, ok bool) int64 {
+	if !ok || (size != 1 && size != 2) || v.space == "local" || !packable(v.elem) {
+		return 0
+	}
+	for _, wn := range []int64{4, 2, 1} {
+		bytes := 4 * wn
+		if bytes/size > left || bytes > maxAlign {
+			continue
+		}
+		if rowAlign >= bytes && (j*size)%bytes == 0 {
+			return wn
+		}
+	}
+	return 0
+}
+
+// packable reports element types packedLoad splits out of words: i8, i16,
+// f16 and bf16 (not i1, nor the f8 formats).
+func packable(t *loom.Type) bool {
+	switch {
+	case t.Kind == loom.TypeInt:
+		return t.Bits == 8 || t.Bits == 16
+	case t.Kind == loom.TypeFloat:
+		return t.Name == "f16" || t.Name == "bf16"
+	}
+	return false
+}
+
+// packedLoad loads wn words at addr+off and splits them into the lanes
+// c… of comps (little-endian: lane 0 is the low bits), as ld.s8/ld.s16
+// would have loaded each (sign-extended integers, 16-bit float registers).
+// Under a run-time alignment predicate the lanes load one by one where it
+// fails. Byte lanes split out of a word remember it (val.word), so a
+// vector.dot4i of four of them passes the word to dp4a as loaded; only
+// where no fallback can have loaded them instead.
+func (e *emitter) packedLoad(v *val, comps []*val, c, wn int, addr string, off int64) {
+	t := v.elem
+	size := carrierBytes(t)
+	at := addr
+	if off != 0 {
+		at = fmt.Sprintf("%s+%d", addr, off)
+	}
+	words := make([]string, wn)
+	for i := range words {
+		words[i] = e.newReg(cR)
+	}
+	guard, fallback := "", ""
+	if v.alignPred != "" {
+		guard, fallback = "@"+v.alignPred+" ", "@!"+v.alignPred+" "
+	}
+	if wn == 1 {
+		e.ins("%sld.%s.b32 %s, [%s]", guard, v.space, words[0], at)
+	} else {
+		e.ins("%sld.%s.v%d.b32 {%s}, [%s]", guard, v.space, wn, strings.Join(words, ", "), at)
+	}
+	per := 4 / size
+	for i := 0; i < wn*per; i++ {
+		comps[c+i] = e.newVal(t)
+	}
+	for w, word := range words {
+		lane := func(k int) *val { return comps[c+w*per+k] }
+		switch {
+		case classOf(t) == cH:
+			e.ins("%smov.b32 {%s, %s}, %s", guard, lane(0).reg, lane(1).reg, word)
+		default:
+			for k := 0; k < per; k++ {
+				e.ins("%sbfe.s32 %s, %s, %d, %d", guard, lane(k).reg, word, 8*size*k, 8*size)
+				if size == 1 && fallback == "" {
+					lane(k).word, lane(k).wordShift = word, 8*k
+				}
+			}
+		}
+	}
+	if fallback == "" {
+		return
+	}
+	for i := 0; i < wn*per; i++ {
+		e.ins("%sld.%s.%s %s, [%s]", fallback, v.space, ldType(t), comps[c+i].reg, byteAddr(at, i*size))
+	}
 }
 
 // wideAccess emits one ld/st .v2/.v4 of components c..c+w-1 at addr+off;

@@ -35,6 +35,7 @@ type allocaDecl struct {
 func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
 	mark := e.body.Len()
 	e.allocas, e.allocaReplay = nil, nil
+	e.versionOn = map[string]bool{}
 	if err := e.region(body); err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
 	slow := text[mark:]
 	var preds []string
 	for _, b := range bufs {
-		if guardsAccess(slow, b.alignPred) {
+		if guardsAccess(slow, b.alignPred) || e.versionOn[b.alignPred] {
 			preds = append(preds, b.alignPred)
 		}
 	}
@@ -84,6 +85,19 @@ func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
 	e.label(misaligned)
 	e.body.WriteString(slow)
 	return nil
+}
+
+// noteGuard records, for an element access through v that tests its
+// address (needsGuard), the entry predicate under which v's base is 16-byte
+// aligned, when that would prove the access aligned: a buffer viewed with
+// elements of several sizes (a quantized block's i8, i16 and f16 views)
+// has no alignment Dispatch enforces above one byte, so without the
+// aligned version each of its loads would carry an address test and a
+// byte-wise fallback.
+func (e *emitter) noteGuard(v *val) {
+	if v.alignPred != "" && e.versionOn != nil && min(v.align, maxAlign) >= int64(carrierBytes(v.elem)) {
+		e.versionOn[v.alignPred] = true
+	}
 }
 
 // guardsAccess reports whether text has a load or store guarded by the

@@ -1,0 +1,106 @@
+package ptx
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// compileTestdata compiles export from a file of testdata.
+func compileTestdata(t *testing.T, file, export string) string {
+	t.Helper()
+	path := filepath.Join("testdata", file)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := loom.ParseFile(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Compile([]*loom.Module{m}, export, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.PTX
+}
+
+// TestPackedLoadsPTX checks that vector loads of 8- and 16-bit lanes take
+// whole words where alignment allows (testdata/packed_loads.loom;
+// TestGPUCorpus runs it against the CPU executor, aligned and misaligned):
+// in the aligned body, 16-byte rows of i8, f16 and bf16 are one
+// ld.v4.b32 each and four i16 lanes one ld.v2.b32; dp4a takes the loaded
+// words without repacking bytes; rows that are only 2- or 1-byte aligned
+// load lane by lane.
+func TestPackedLoadsPTX(t *testing.T) {
+	text := compileTestdata(t, "packed_loads.loom", "packed_loads")
+	aligned, general, ok := strings.Cut(text, "\n$L_misaligned")
+	if !ok {
+		t.Fatal("no aligned version")
+	}
+	count := func(s, re string) int { return len(regexp.MustCompile(re).FindAllString(s, -1)) }
+	for _, c := range []struct {
+		re   string
+		want int
+	}{
+		{`(?m)^\tld\.global\.v4\.b32 `, 4},
+		{`(?m)^\tld\.global\.v2\.b32 `, 1},
+		{`(?m)^\tld\.global\.b16 `, 8},
+		{`(?m)^\tld\.global\.s8 `, 6},
+		{`bfi\.b32`, 0},
+		{`dp4a\.s32\.s32`, 4},
+	} {
+		if got := count(aligned, c.re); got != c.want {
+			t.Errorf("aligned body: %d of %s, want %d", got, c.re, c.want)
+		}
+	}
+	// dp4a reads registers the 16-byte loads wrote.
+	loaded := map[string]bool{}
+	for _, m := range regexp.MustCompile(`ld\.global\.v4\.b32 \{([^}]*)\}`).FindAllStringSubmatch(aligned, -1) {
+		for _, r := range strings.Split(m[1], ", ") {
+			loaded[r] = true
+		}
+	}
+	for _, m := range regexp.MustCompile(`dp4a\.s32\.s32 %r\d+, (%r\d+), (%r\d+),`).FindAllStringSubmatch(aligned, -1) {
+		if !loaded[m[1]] || !loaded[m[2]] {
+			t.Errorf("dp4a of %s, %s: not the loaded words", m[1], m[2])
+		}
+	}
+	// The general body loads under the entry predicate, with lane loads
+	// where it fails.
+	for _, re := range []string{`@%p\d+ ld\.global\.v4\.b32 `, `@!%p\d+ ld\.global\.s8 `, `@!%p\d+ ld\.global\.b16 `} {
+		if count(general, re) == 0 {
+			t.Errorf("general body: no %s", re)
+		}
+	}
+}
+
+// TestMixedViewsPTX checks testdata/mixed_views.loom: a buffer viewed
+// with 2- and 1-byte elements, read by a called function under noalias.
+// Its f16 load is plain in the body versioned on the buffer's entry
+// alignment test (no address test, no byte-wise fallback), keeps both in
+// the general body, and both bodies load through the non-coherent path.
+func TestMixedViewsPTX(t *testing.T) {
+	text := compileTestdata(t, "mixed_views.loom", "mixed_views")
+	aligned, general, ok := strings.Cut(text, "\n$L_misaligned")
+	if !ok {
+		t.Fatal("the body is not versioned")
+	}
+	count := func(s, re string) int { return len(regexp.MustCompile(re).FindAllString(s, -1)) }
+	if n := count(aligned, `(?m)^\tld\.global\.nc\.b16 `); n != 1 {
+		t.Errorf("aligned body: %d plain f16 loads, want 1", n)
+	}
+	if n := count(aligned, `ld\.global[.a-z]*\.u8 `); n != 0 {
+		t.Errorf("aligned body: %d byte-wise fallback loads, want 0", n)
+	}
+	if count(general, `@%p\d+ ld\.global\.nc\.b16 `) != 1 || count(general, `@%p\d+ ld\.global\.nc\.u8 `) != 2 {
+		t.Errorf("general body: want the tested f16 load and its two-byte fallback:\n%s", general)
+	}
+	if n := count(text, `ld\.global\.(s8|b16|u8) `); n != 0 {
+		t.Errorf("%d loads of the read-only noalias buffer skip the non-coherent path", n)
+	}
+}
