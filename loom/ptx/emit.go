@@ -339,17 +339,20 @@ func (e *emitter) staticWorkgroupSize() {
 }
 
 // regCap is the most registers an invocation of a workgroup of n
-// invocations can have with the workgroup resident on one SM (64K
-// registers, allocated per warp in multiples of 8 per invocation), at most
-// 255. Stated as .maxnreg: without it ptxas may hold a large workgroup to
-// 64 and spill (a q6_K·q8 kernel of 512 invocations spilled 2.9 KB an
-// invocation at 64 registers and ran 3.1× slower than at 128).
+// invocations can have with the workgroup resident on one SM, at most 255.
+// An SM's 64K registers are four sub-partitions of 16K; its warps are
+// spread over them, so the fullest holds ⌈warps/4⌉ warps, and registers
+// are granted per invocation in multiples of 8. Stated as .maxnreg:
+// without it ptxas held a 512-invocation q6_K kernel to 64 registers and
+// spilled 2.9 KB an invocation (29× slower than at 128); above it the
+// launch fails for want of registers.
 func regCap(n int64) int64 {
 	warps := (n + 31) / 32
 	if warps <= 0 {
 		return 255
 	}
-	return min(255, 65536/(warps*32)/8*8)
+	perPart := (warps + 3) / 4
+	return min(255, 16384/(perPart*32)/8*8)
 }
 
 // module assembles the PTX text.

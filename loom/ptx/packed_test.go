@@ -104,3 +104,15 @@ func TestMixedViewsPTX(t *testing.T) {
 		t.Errorf("%d loads of the read-only noalias buffer skip the non-coherent path", n)
 	}
 }
+
+// TestRegCap checks the register bound a static workgroup size gives
+// (.maxnreg): what the driver can still launch.
+func TestRegCap(t *testing.T) {
+	for _, c := range []struct{ n, want int64 }{
+		{1024, 64}, {512, 128}, {592, 96}, {384, 168}, {256, 255}, {32, 255}, {1, 255}, {960, 64}, {640, 96},
+	} {
+		if got := regCap(c.n); got != c.want {
+			t.Errorf("regCap(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
