@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/ptxload"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -14,14 +15,24 @@ func init() {
 	gpuBackends = append(gpuBackends, gpuBackendCtor{Kind: "cuda", Open: openCUDABackend})
 }
 
-// ptxCompiler turns a kernel request into PTX text and the name of its
-// entry point. It is nil until the Loom→PTX compiler (loom/ptx) registers
-// itself; tests set it to return hand-written PTX.
+// ptxCompiler turns a kernel request into PTX. It is nil until the
+// Loom→PTX compiler (loom/ptx) registers itself; tests set it to return
+// hand-written PTX.
 //
 // Kernel ABI: one parameter per launch argument, in order; a buffer is its
 // 64-bit device address (allocation base + offset), a scalar its carrier
 // width (1, 2, 4 or 8 bytes).
-var ptxCompiler func(req *kernelRequest) (ptx []byte, entry string, err error)
+var ptxCompiler func(req *kernelRequest) (compiledPTX, error)
+
+// compiledPTX is a kernel's PTX and entry name, with the same PTX allowing
+// maxRegs registers (capped) where its static workgroup size bounds them
+// below 255: loadKernel takes it where the default build spills
+// (internal/ptxload).
+type compiledPTX struct {
+	text, capped []byte
+	maxRegs      int
+	entry        string
+}
 
 // errNoPTXCompiler explains why the GPU is not used for Loom sources yet.
 var errNoPTXCompiler = errors.New("no Loom→PTX compiler yet (loom/ptx is a later issue)")
@@ -196,17 +207,12 @@ func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
 	}
 	r := *req
 	r.SM = b.sm
-	ptx, entry, err := ptxCompiler(&r)
+	c, err := ptxCompiler(&r)
 	if err != nil {
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
-	mod, err := b.ctx.LoadModule(ptx)
+	mod, fn, err := ptxload.Load(b.ctx, c.text, c.capped, c.maxRegs, c.entry)
 	if err != nil {
-		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
-	}
-	fn, err := mod.Function(entry)
-	if err != nil {
-		mod.Close()
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
 	k := &gpuKernel{mod: mod, fn: fn}

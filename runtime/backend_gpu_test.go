@@ -89,7 +89,9 @@ func openTestGPU(t *testing.T) *gpuBackend {
 
 func withPTX(t *testing.T) {
 	old := ptxCompiler
-	ptxCompiler = func(req *kernelRequest) ([]byte, string, error) { return []byte(gpuTestPTX), req.Export, nil }
+	ptxCompiler = func(req *kernelRequest) (compiledPTX, error) {
+		return compiledPTX{text: []byte(gpuTestPTX), entry: req.Export}, nil
+	}
 	t.Cleanup(func() { ptxCompiler = old })
 }
 

@@ -17,14 +17,14 @@ import (
 // GPU, so a mixed session would copy every buffer the kernel touches both
 // ways on each dispatch. The error says how to run it on the CPU instead.
 func init() {
-	ptxCompiler = func(req *kernelRequest) ([]byte, string, error) {
+	ptxCompiler = func(req *kernelRequest) (compiledPTX, error) {
 		k, err := ptx.Compile(req.Modules, req.Export, ptx.Options{Config: req.Config, SM: req.SM})
 		if errors.Is(err, ptx.ErrUnsupported) {
-			return nil, "", fmt.Errorf("%w (the CUDA backend cannot run this kernel; open the session with Backend \"cpu\" or LOOM_BACKEND=cpu to run it on the CPU executor)", err)
+			return compiledPTX{}, fmt.Errorf("%w (the CUDA backend cannot run this kernel; open the session with Backend \"cpu\" or LOOM_BACKEND=cpu to run it on the CPU executor)", err)
 		}
 		if err != nil {
-			return nil, "", err
+			return compiledPTX{}, err
 		}
-		return []byte(k.PTX), k.Entry, nil
+		return compiledPTX{text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs, entry: k.Entry}, nil
 	}
 }

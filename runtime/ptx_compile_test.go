@@ -28,7 +28,7 @@ func TestPTXRefusalNamesKernelAndOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = ptxCompiler(&kernelRequest{Modules: p.mods, Export: "opaque"})
+	_, err = ptxCompiler(&kernelRequest{Modules: p.mods, Export: "opaque"})
 	if !errors.Is(err, ptx.ErrUnsupported) {
 		t.Fatalf("got %v, want ptx.ErrUnsupported", err)
 	}
@@ -49,11 +49,15 @@ func TestPTXRefusalNamesKernelAndOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, _, err := ptxCompiler(&kernelRequest{Modules: p.mods, Export: "nop", SM: 89})
-	if err != nil || !strings.Contains(string(text), ".target sm_89") {
+	c, err := ptxCompiler(&kernelRequest{Modules: p.mods, Export: "nop", SM: 89})
+	if err != nil || !strings.Contains(string(c.text), ".target sm_89") {
 		t.Errorf("SM 89: %v", err)
 	}
-	if _, _, err := ptxCompiler(&kernelRequest{Modules: p.mods, Export: "nop", SM: 75}); !errors.Is(err, ptx.ErrUnsupported) {
+	// One invocation a workgroup allows 255 registers: nothing to cap.
+	if len(c.capped) > 0 || c.maxRegs != 0 {
+		t.Errorf("a one-invocation workgroup got a register cap of %d", c.maxRegs)
+	}
+	if _, err := ptxCompiler(&kernelRequest{Modules: p.mods, Export: "nop", SM: 75}); !errors.Is(err, ptx.ErrUnsupported) {
 		t.Errorf("SM 75: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ebitengine/purego"
 	"github.com/loomgen/loomgen/hip"
+	"github.com/loomgen/loomgen/internal/ptxload"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/ptx"
 )
@@ -262,7 +263,7 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 			return fail(err)
 		}
 	}
-	mod, err := g.ctx.LoadModule([]byte(k.PTX))
+	mod, fn, err := ptxload.Load(g.ctx, []byte(k.PTX), []byte(k.CappedPTX()), k.MaxRegs, k.Entry)
 	if err != nil {
 		return fail(fmt.Errorf("%s: JIT of our PTX: %w", inst.Export, err))
 	}
@@ -353,10 +354,7 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 		}
 		return l, nil
 	}
-	ours, err := mod.Function(k.Entry)
-	if err != nil {
-		return fail(err)
-	}
+	ours := fn
 	sides := []*launchable{}
 	lo, err := build("loom", ours)
 	if err != nil {

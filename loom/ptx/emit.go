@@ -315,6 +315,9 @@ func (e *emitter) compile() (*Kernel, error) {
 	out.Providers = e.providers
 	if e.wgKnown {
 		out.WorkgroupSize = e.wg
+		if n := regCap(e.wg[0] * e.wg[1] * e.wg[2]); n < 255 {
+			out.MaxRegs = int(n)
+		}
 	}
 	out.PTX = e.module(out.Entry, params)
 	return out, nil
@@ -342,10 +345,8 @@ func (e *emitter) staticWorkgroupSize() {
 // invocations can have with the workgroup resident on one SM, at most 255.
 // An SM's 64K registers are four sub-partitions of 16K; its warps are
 // spread over them, so the fullest holds ⌈warps/4⌉ warps, and registers
-// are granted per invocation in multiples of 8. Stated as .maxnreg:
-// without it ptxas held a 512-invocation q6_K kernel to 64 registers and
-// spilled 2.9 KB an invocation (29× slower than at 128); above it the
-// launch fails for want of registers.
+// are granted per invocation in multiples of 8. Above it the launch fails
+// for want of registers (Kernel.MaxRegs says why it matters).
 func regCap(n int64) int64 {
 	warps := (n + 31) / 32
 	if warps <= 0 {
@@ -373,9 +374,6 @@ func (e *emitter) module(entry string, params []string) string {
 	b.WriteString("\n)\n")
 	if e.wgKnown {
 		fmt.Fprintf(&b, ".reqntid %d, %d, %d\n", e.wg[0], e.wg[1], e.wg[2])
-		if n := regCap(e.wg[0] * e.wg[1] * e.wg[2]); n < 255 {
-			fmt.Fprintf(&b, ".maxnreg %d\n", n)
-		}
 	}
 	b.WriteString("{\n")
 	for c := class(0); c < numClasses; c++ {

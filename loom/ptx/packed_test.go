@@ -10,8 +10,14 @@ import (
 	"github.com/loomgen/loomgen/loom"
 )
 
-// compileTestdata compiles export from a file of testdata.
+// compileTestdata compiles export from a file of testdata to PTX text.
 func compileTestdata(t *testing.T, file, export string) string {
+	t.Helper()
+	return compileTestdataKernel(t, file, export).PTX
+}
+
+// compileTestdataKernel compiles export from a file of testdata.
+func compileTestdataKernel(t *testing.T, file, export string) *Kernel {
 	t.Helper()
 	path := filepath.Join("testdata", file)
 	src, err := os.ReadFile(path)
@@ -26,7 +32,7 @@ func compileTestdata(t *testing.T, file, export string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return k.PTX
+	return k
 }
 
 // TestPackedLoadsPTX checks that vector loads of 8- and 16-bit lanes take
@@ -106,7 +112,7 @@ func TestMixedViewsPTX(t *testing.T) {
 }
 
 // TestRegCap checks the register bound a static workgroup size gives
-// (.maxnreg): what the driver can still launch.
+// (Kernel.MaxRegs): what the driver can still launch.
 func TestRegCap(t *testing.T) {
 	for _, c := range []struct{ n, want int64 }{
 		{1024, 64}, {512, 128}, {592, 96}, {384, 168}, {256, 255}, {32, 255}, {1, 255}, {960, 64}, {640, 96},
@@ -114,5 +120,25 @@ func TestRegCap(t *testing.T) {
 		if got := regCap(c.n); got != c.want {
 			t.Errorf("regCap(%d) = %d, want %d", c.n, got, c.want)
 		}
+	}
+}
+
+// TestCappedPTX checks that the register bound is offered, not imposed:
+// the PTX has no .maxnreg, CappedPTX has it right after .reqntid, and a
+// workgroup small enough for 255 registers has neither.
+func TestCappedPTX(t *testing.T) {
+	k := compileTestdataKernel(t, "odd_workgroup.loom", "odd_workgroup")
+	if strings.Contains(k.PTX, ".maxnreg") {
+		t.Error("the default PTX states .maxnreg")
+	}
+	if k.MaxRegs != 96 || !strings.Contains(k.CappedPTX(), "\n.reqntid 592, 1, 1\n.maxnreg 96\n{") {
+		t.Errorf("MaxRegs %d, capped PTX:\n%.400s", k.MaxRegs, k.CappedPTX())
+	}
+	if strings.Replace(k.CappedPTX(), ".maxnreg 96\n", "", 1) != k.PTX {
+		t.Error("CappedPTX differs from PTX by more than the directive")
+	}
+	sm := compileTestdataKernel(t, "mixed_views.loom", "mixed_views")
+	if sm.MaxRegs != 0 || sm.CappedPTX() != "" {
+		t.Errorf("32 invocations: MaxRegs %d, capped %q", sm.MaxRegs, sm.CappedPTX())
 	}
 }

@@ -21,6 +21,7 @@ package ptx
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loomgen/loomgen/loom"
 )
@@ -63,6 +64,34 @@ type Kernel struct {
 	// WorkgroupSize is the workgroup size the code was specialised for when
 	// it depends on no workload argument (collectives need it), else zeros.
 	WorkgroupSize [3]int64
+	// MaxRegs, for a static workgroup size that does not allow every
+	// invocation 255 registers, is the most it allows with the workgroup
+	// resident on one SM; else 0. ptxas may hold a kernel well below it and
+	// spill: it kept a 512-invocation q6_K kernel of Loom's corpus at 64
+	// registers with 2.9 KB of spills an invocation, which ran 3.1× slower
+	// than CappedPTX, where it used 128. A loader that sees the default
+	// build spill takes CappedPTX when that spills less (runtime,
+	// internal/bench): a fixed .maxnreg could instead cost occupancy in
+	// kernels that do not spill.
+	MaxRegs int
+}
+
+// CappedPTX is PTX with `.maxnreg MaxRegs` after the entry's .reqntid:
+// ptxas may use up to that many registers. It is "" when MaxRegs is 0.
+func (k *Kernel) CappedPTX() string {
+	if k.MaxRegs == 0 {
+		return ""
+	}
+	i := strings.Index(k.PTX, "\n.reqntid ")
+	if i < 0 {
+		return ""
+	}
+	j := strings.IndexByte(k.PTX[i+1:], '\n')
+	if j < 0 {
+		return ""
+	}
+	at := i + 1 + j + 1
+	return k.PTX[:at] + fmt.Sprintf(".maxnreg %d\n", k.MaxRegs) + k.PTX[at:]
 }
 
 // Param is one entry parameter.
