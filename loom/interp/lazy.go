@@ -16,23 +16,29 @@ import "github.com/loomgen/loomgen/loom"
 // unwritten and marks the meta so.
 
 // metaReg records that operand pos of op reads slot s through its meta.
+// depth is how many inlined calls enclose op: names are local to their
+// function, so only uses at the producer's depth are its uses by name (a
+// callee's parameter may share the name of the argument's producer, and
+// its uses are not the call's).
 type metaReg struct {
-	s   *slot
-	op  *loom.Op
-	pos int
+	s     *slot
+	op    *loom.Op
+	pos   int
+	depth int
 }
 
 // lazyCand is a producer that can leave its lanes unwritten.
 type lazyCand struct {
-	s    *slot
-	op   *loom.Op
-	name string
+	s     *slot
+	op    *loom.Op
+	name  string
+	depth int
 }
 
 // metaUse records a meta-reading use of s as operand pos of op.
 func (c *compiler) metaUse(s *slot, op *loom.Op, pos int) {
 	if pos < len(op.Operands) {
-		c.metaRegs = append(c.metaRegs, metaReg{s, op, pos})
+		c.metaRegs = append(c.metaRegs, metaReg{s, op, pos, len(c.calls)})
 	}
 }
 
@@ -40,7 +46,7 @@ func (c *compiler) metaUse(s *slot, op *loom.Op, pos int) {
 // unwritten.
 func (c *compiler) lazyCandidate(r *slot, op *loom.Op) {
 	if len(op.Results) > 0 {
-		c.lazyCands = append(c.lazyCands, lazyCand{r, op, op.Results[0].Name})
+		c.lazyCands = append(c.lazyCands, lazyCand{r, op, op.Results[0].Name, len(c.calls)})
 	}
 }
 
@@ -50,8 +56,8 @@ func (c *compiler) markLazy() {
 		n := c.uses[lc.op][lc.name]
 		seen := map[metaReg]bool{}
 		for _, m := range c.metaRegs {
-			if m.s == lc.s && m.op.Operands[m.pos].Name == lc.name {
-				seen[metaReg{nil, m.op, m.pos}] = true
+			if m.s == lc.s && m.depth == lc.depth && m.op.Operands[m.pos].Name == lc.name {
+				seen[metaReg{nil, m.op, m.pos, 0}] = true
 			}
 		}
 		if n > 0 && len(seen) == n {
