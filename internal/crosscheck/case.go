@@ -247,7 +247,7 @@ func NewCase(mods []*loom.Module, prog *loom.Program, kd *loom.Kernel, cfg map[s
 		Fill(buf, el, next)
 		c.Args = append(c.Args, interp.Arg{Buffer: buf})
 	}
-	c.Accuracy = Classify(prog, kd.Body)
+	c.Accuracy = Classify(prog, kd.Body, c.Launch.WorkgroupSize[0]*c.Launch.WorkgroupSize[1]*c.Launch.WorkgroupSize[2])
 	return c, nil
 }
 

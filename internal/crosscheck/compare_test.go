@@ -130,17 +130,23 @@ kernel.def export("k") @k(%n: index) {
 `
 	ulp := float32(math.Nextafter32(2, 4) - 2) // at 3
 	for _, c := range []struct {
-		op   string
-		ulps float64
+		op          string
+		invocations int
+		ulps        float64
 	}{
-		{"scalar.addf %v, %v : f32", 0},
-		{"scalar.expf %v : f32", composeFactor * 3},
-		{"kernel.subgroup.reduce<addf> %v : f32", reorderULPs},
-		{"kernel.subgroup.reduce<maxnumf> %v : f32", 0},
+		{"scalar.addf %v, %v : f32", 64, 0},
+		{"scalar.expf %v : f32", 64, composeFactor * 3},
+		{"kernel.subgroup.reduce<addf> %v : f32", 1024, reorderULPs},
+		{"kernel.subgroup.reduce<maxnumf> %v : f32", 1024, 0},
+		// Workgroup sums widen with their length past reorderTerms.
+		{"kernel.workgroup.reduce<addf> %v : f32", 0, reorderULPs},
+		{"kernel.workgroup.reduce<addf> %v : f32", 64, reorderULPs},
+		{"kernel.workgroup.reduce<addf> %v : f32", 592, reorderULPs * 592 / 64},
+		{"kernel.workgroup.reduce<maxnumf> %v : f32", 592, 0},
 	} {
 		_, prog := program(t, strings.Replace(src, "OP", c.op, 1))
 		kd, _ := prog.Kernel("k")
-		a := Classify(prog, kd.Body)
+		a := Classify(prog, kd.Body, c.invocations)
 		if a.ULPs != c.ulps {
 			t.Errorf("%s: %g ulp (%v), want %g", c.op, a.ULPs, a.Why, c.ulps)
 		}
@@ -157,7 +163,7 @@ kernel.def export("k") @k(%n: index) {
 	// loose for expf.
 	_, prog := program(t, strings.Replace(src, "OP", "scalar.expf %v : f32", 1))
 	kd, _ := prog.Kernel("k")
-	if d := Compare(oneBuffer(f32, Classify(prog, kd.Body)), 0, f32s(3*(1+9e-6)), f32s(3)); d == nil {
+	if d := Compare(oneBuffer(f32, Classify(prog, kd.Body, 1)), 0, f32s(3*(1+9e-6)), f32s(3)); d == nil {
 		t.Error("expf: 9e-6 relative passes")
 	}
 }
