@@ -469,6 +469,27 @@ func (e *emitter) workgroupVote(op *loom.Op, kind string) error {
 	return unsupported(op, "vote %s", kind)
 }
 
+// storeWarpResults has lane 0 of each of the nw warps store its warp's
+// result r (of type t) to an 8-byte slot of workgroup scratch, then waits
+// for all of them at a barrier. It returns the scratch's base address and
+// the invocation's lane register (linear id lin mod 32).
+func (e *emitter) storeWarpResults(t *loom.Type, lin string, r *val, nw int64) (base, lane string) {
+	base = e.needScratch(int(8 * nw))
+	lane, warp := e.newReg(cR), e.newReg(cR)
+	e.ins("and.b32 %s, %s, 31", lane, lin)
+	e.ins("shr.u32 %s, %s, 5", warp, lin)
+	lead := e.newReg(cPred)
+	e.ins("setp.eq.u32 %s, %s, 0", lead, lane)
+	skip := e.newLabel("wgred_skip")
+	e.ins("@!%s bra %s", lead, skip)
+	wa := e.newReg(cRd)
+	e.ins("mad.wide.u32 %s, %s, 8, %s", wa, warp, base)
+	e.storeFrom(t, "shared", "", wa, r)
+	e.label(skip)
+	e.ins("bar.sync 0")
+	return base, lane
+}
+
 // workgroupReduce combines one value per invocation: a butterfly per warp,
 // the warps' results through shared memory, then every warp reduces those
 // (so no broadcast step is needed). The trailing barrier lets the next
@@ -498,19 +519,7 @@ func (e *emitter) workgroupReduce(op *loom.Op) error {
 			return e.define(op, 0, r)
 		}
 		nw := n / 32
-		base := e.needScratch(int(8 * nw))
-		lane, warp := e.newReg(cR), e.newReg(cR)
-		e.ins("and.b32 %s, %s, 31", lane, lin.reg)
-		e.ins("shr.u32 %s, %s, 5", warp, lin.reg)
-		lead := e.newReg(cPred)
-		e.ins("setp.eq.u32 %s, %s, 0", lead, lane)
-		skip := e.newLabel("wgred_skip")
-		e.ins("@!%s bra %s", lead, skip)
-		wa := e.newReg(cRd)
-		e.ins("mad.wide.u32 %s, %s, 8, %s", wa, warp, base)
-		e.storeFrom(t, "shared", "", wa, r)
-		e.label(skip)
-		e.ins("bar.sync 0")
+		base, lane := e.storeWarpResults(t, lin.reg, r, nw)
 		in := e.newReg(cPred)
 		e.ins("setp.lt.u32 %s, %s, %d", in, lane, nw)
 		x, err := e.identity(op, kind, t)
@@ -545,19 +554,7 @@ func (e *emitter) workgroupReduce(op *loom.Op) error {
 		return err
 	}
 	nw := (n + 31) / 32
-	base := e.needScratch(int(8 * nw))
-	lane, warp := e.newReg(cR), e.newReg(cR)
-	e.ins("and.b32 %s, %s, 31", lane, lin.reg)
-	e.ins("shr.u32 %s, %s, 5", warp, lin.reg)
-	lead := e.newReg(cPred)
-	e.ins("setp.eq.u32 %s, %s, 0", lead, lane)
-	skip := e.newLabel("wgred_skip")
-	e.ins("@!%s bra %s", lead, skip)
-	wa := e.newReg(cRd)
-	e.ins("mad.wide.u32 %s, %s, 8, %s", wa, warp, base)
-	e.storeFrom(t, "shared", "", wa, r)
-	e.label(skip)
-	e.ins("bar.sync 0")
+	base, _ := e.storeWarpResults(t, lin.reg, r, nw)
 	acc := e.loadInto(t, "shared", "", base)
 	for k := int64(1); k < nw; k++ {
 		x := e.loadInto(t, "shared", "", fmt.Sprintf("%s+%d", base, 8*k))
