@@ -57,11 +57,11 @@ type Result struct {
 // as loomcorpus.Files sorts them, inputs in file order, kernels in source
 // order. Inputs that do not parse or analyse have no kernels here
 // (internal/corpusrate measures those); excluded inputs are counted.
-func targets(paths []string) (ts []target, excluded, broken int, err error) {
+func targets(paths []string) (ts []target, excluded int, broken []string, err error) {
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, nil, err
 		}
 		for _, s := range loomcorpus.Sources(path, src) {
 			if s.Excluded != "" {
@@ -69,12 +69,11 @@ func targets(paths []string) (ts []target, excluded, broken int, err error) {
 				continue
 			}
 			mods, err := loom.ParsePackage(s.File)
-			if err != nil {
-				broken++
-				continue
+			if err == nil {
+				_, err = loom.NewProgram(mods...)
 			}
-			if _, err := loom.NewProgram(mods...); err != nil {
-				broken++
+			if err != nil {
+				broken = append(broken, fmt.Sprintf("%s: %s", s.Name, oneLine(err.Error())))
 				continue
 			}
 			for _, m := range mods {

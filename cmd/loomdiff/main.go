@@ -42,7 +42,9 @@
 //	-log file    write each result to file as a JSON line as it arrives
 //	-cpu-only    everything but the GPU (status cpu-checked)
 //	-timeout d   time one kernel may take (default 60s)
-//	-v           print kernels that agree too (default: only the others)
+//	-v           print kernels that agree too (default: only the others),
+//	             those that do not compile on both, and each input that
+//	             does not parse or analyse with its first error
 package main
 
 import (
@@ -72,9 +74,11 @@ func main() {
 type Report struct {
 	Files    int `json:"files"`
 	Excluded int `json:"excluded_inputs"`
-	// Broken counts inputs that do not parse or analyse.
-	Broken  int `json:"broken_inputs"`
-	Kernels int `json:"kernels"`
+	// Broken counts inputs that do not parse or analyse; BrokenWhy holds
+	// each one's name and first error.
+	Broken    int      `json:"broken_inputs"`
+	BrokenWhy []string `json:"broken,omitempty"`
+	Kernels   int      `json:"kernels"`
 	// Counts holds the number of kernels per status.
 	Counts  map[string]int `json:"counts"`
 	Results []Result       `json:"results"`
@@ -86,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "print JSON")
 	cpuOnly := fl.Bool("cpu-only", false, "run everything but the GPU")
 	timeout := fl.Duration("timeout", 60*time.Second, "time one kernel may take")
-	verbose := fl.Bool("v", false, "print kernels that agree too")
+	verbose := fl.Bool("v", false, "print kernels that agree too, and why each input that does not parse or analyse fails")
 	logPath := fl.String("log", "", "append each result to this file as a JSON line as it arrives")
 	worker := fl.Int("worker", -1, "internal: run as the GPU worker from this kernel index")
 	if err := fl.Parse(args); err != nil {
@@ -109,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *worker >= 0 {
 		return work(ts, *worker, *cpuOnly, stdout, stderr)
 	}
-	rep := &Report{Files: len(paths), Excluded: excluded, Broken: broken, Kernels: len(ts), Counts: map[string]int{}}
+	rep := &Report{Files: len(paths), Excluded: excluded, Broken: len(broken), BrokenWhy: broken, Kernels: len(ts), Counts: map[string]int{}}
 	var wargs []string
 	if *cpuOnly {
 		wargs = append(wargs, "-cpu-only")
@@ -278,6 +282,11 @@ func printText(w io.Writer, rep *Report, verbose bool) {
 		fmt.Fprintln(w)
 		for _, note := range r.Notes {
 			fmt.Fprintf(w, "%-11s   note: %s\n", "", note)
+		}
+	}
+	if verbose {
+		for _, b := range rep.BrokenWhy {
+			fmt.Fprintf(w, "%-11s %s\n", "broken", b)
 		}
 	}
 	both := rep.Kernels - rep.Counts[NotBoth]

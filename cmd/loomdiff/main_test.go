@@ -111,3 +111,21 @@ func TestVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenInputsNamed: an input that does not analyse is counted, and
+// -v says which one and why.
+func TestBrokenInputsNamed(t *testing.T) {
+	dir := t.TempDir()
+	src := "kernel.def export(\"k\") @k() {\n  %c1 = index.constant 1 : index\n  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index\n} launch(%x: buffer) {\n  func.call @missing() : () -> ()\n  kernel.return\n}\n"
+	if err := os.WriteFile(dir+"/bad.loom", []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-v", "-cpu-only", dir + "/bad.loom"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "1 inputs that do not parse or analyse") || !strings.Contains(text, "broken      "+dir+"/bad.loom: ") || !strings.Contains(text, "@missing") {
+		t.Errorf("output lacks the broken input and its error:\n%s", text)
+	}
+}
