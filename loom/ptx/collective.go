@@ -470,11 +470,12 @@ func (e *emitter) workgroupVote(op *loom.Op, kind string) error {
 }
 
 // storeWarpResults has lane 0 of each of the nw warps store its warp's
-// result r (of type t) to an 8-byte slot of workgroup scratch, then waits
-// for all of them at a barrier. It returns the scratch's base address and
-// the invocation's lane register (linear id lin mod 32).
-func (e *emitter) storeWarpResults(t *loom.Type, lin string, r *val, nw int64) (base, lane string) {
-	base = e.needScratch(int(8 * nw))
+// results rs (of types ts) to 8-byte slots of workgroup scratch, value i
+// of warp w at slot i·nw + w, then waits for all of them at a barrier. It
+// returns the scratch's base address and the invocation's lane register
+// (linear id lin mod 32).
+func (e *emitter) storeWarpResults(ts []*loom.Type, lin string, rs []*val, nw int64) (base, lane string) {
+	base = e.needScratch(int(8 * nw * int64(len(rs))))
 	lane, warp := e.newReg(cR), e.newReg(cR)
 	e.ins("and.b32 %s, %s, 31", lane, lin)
 	e.ins("shr.u32 %s, %s, 5", warp, lin)
@@ -484,10 +485,20 @@ func (e *emitter) storeWarpResults(t *loom.Type, lin string, r *val, nw int64) (
 	e.ins("@!%s bra %s", lead, skip)
 	wa := e.newReg(cRd)
 	e.ins("mad.wide.u32 %s, %s, 8, %s", wa, warp, base)
-	e.storeFrom(t, "shared", "", wa, r)
+	for i, r := range rs {
+		e.storeFrom(ts[i], "shared", "", slot(wa, 8*nw*int64(i)), r)
+	}
 	e.label(skip)
 	e.ins("bar.sync 0")
 	return base, lane
+}
+
+// slot is the address reg+off (reg alone for off 0).
+func slot(reg string, off int64) string {
+	if off == 0 {
+		return reg
+	}
+	return fmt.Sprintf("%s+%d", reg, off)
 }
 
 // workgroupReduce combines one value per invocation: a butterfly per warp,
@@ -496,72 +507,141 @@ func (e *emitter) storeWarpResults(t *loom.Type, lin string, r *val, nw int64) (
 // collective reuse the scratch. Sizes that are not a multiple of 32 gather
 // each warp's existing lanes instead of the butterfly.
 func (e *emitter) workgroupReduce(op *loom.Op) error {
-	v, err := e.collectiveValue(op)
-	if err != nil {
-		return err
+	return e.workgroupReduces([]*loom.Op{op})
+}
+
+// fusableReduces is the number of ops from ops[0] on that workgroupReduces
+// may lower together: adjacent workgroup reductions of scalars, none
+// reading another's result, in a workgroup of more than one warp (two
+// reductions then share their two barriers). 1 when there is nothing to
+// fuse.
+func (e *emitter) fusableReduces(ops []*loom.Op) int {
+	if n := e.wgTotal(); n <= 32 {
+		return 1
 	}
+	results := map[*loom.Value]bool{}
+	k := 0
+	for _, op := range ops {
+		if op.Name != "kernel.workgroup.reduce" || len(op.Operands) != 1 || len(op.Results) != 1 {
+			break
+		}
+		t := resultType(op, 0)
+		if t == nil || t.Kind != loom.TypeInt && t.Kind != loom.TypeFloat || t.Bits > 64 || t.Bits == 1 {
+			break
+		}
+		if v := op.Operands[0].Value; v != nil && results[v] {
+			break
+		}
+		results[op.Results[0]] = true
+		k++
+	}
+	return max(k, 1)
+}
+
+// workgroupReduces lowers the workgroup reductions ops together: each
+// warp reduces every value, lane 0 of each warp stores all of its
+// results, one barrier, each value's second level, one trailing barrier
+// (fusableReduces says which ops may be grouped).
+func (e *emitter) workgroupReduces(ops []*loom.Op) error {
 	n := e.wgTotal()
 	if n == 0 {
-		return unsupported(op, "the workgroup size depends on workload arguments; workgroup collectives need a static size")
+		return unsupported(ops[0], "the workgroup size depends on workload arguments; workgroup collectives need a static size")
 	}
-	kind := op.Param
-	t := v.t
-	if _, err := e.identity(op, kind, t); err != nil {
-		return err
+	vs := make([]*val, len(ops))
+	ts := make([]*loom.Type, len(ops))
+	for i, op := range ops {
+		e.cur = op
+		v, err := e.collectiveValue(op)
+		if err != nil {
+			return err
+		}
+		if _, err := e.identity(op, op.Param, v.t); err != nil {
+			return err
+		}
+		vs[i], ts[i] = v, v.t
 	}
 	lin := e.linearTid()
-	if n%32 == 0 {
-		r, err := e.warpReduce(op, kind, v, 32)
+	full := n%32 == 0
+	rs := make([]*val, len(ops))
+	for i, op := range ops {
+		e.cur = op
+		var err error
+		if full {
+			rs[i], err = e.warpReduce(op, op.Param, vs[i], 32)
+		} else {
+			// A partial last warp: each warp gathers its existing
+			// lanes (a tree of shfl.down steps that skip absent
+			// lanes). (Before, every invocation combined all n values
+			// from shared memory one by one: Loom's corpus bf16 down
+			// projection, 592 invocations and two reductions a
+			// workgroup, spent most of its time there.)
+			rs[i], err = e.clusterReduce(op, op.Param, vs[i], 32, 1, e.lanesOfWarp())
+		}
 		if err != nil {
 			return err
 		}
-		if n == 32 {
-			return e.define(op, 0, r)
-		}
-		nw := n / 32
-		base, lane := e.storeWarpResults(t, lin.reg, r, nw)
-		in := e.newReg(cPred)
-		e.ins("setp.lt.u32 %s, %s, %d", in, lane, nw)
-		x, err := e.identity(op, kind, t)
-		if err != nil {
-			return err
-		}
-		acc := e.phiFrom(x)
-		e.mov(acc, x)
-		la := e.newReg(cRd)
-		e.ins("mad.wide.u32 %s, %s, 8, %s", la, lane, base)
-		skip2 := e.newLabel("wgred_id")
-		e.ins("@!%s bra %s", in, skip2)
-		ld := e.loadInto(t, "shared", "", la)
-		e.mov(acc, ld)
-		e.label(skip2)
-		total, err := e.warpReduce(op, kind, acc, 32)
-		if err != nil {
-			return err
-		}
-		e.ins("bar.sync 0")
-		return e.define(op, 0, total)
 	}
-	// A partial last warp: each warp gathers its existing lanes (a tree of
-	// shfl.down steps that skip absent lanes), its first lane stores the
-	// warp's result, and every invocation combines the ⌈n/32⌉ results in
-	// warp order, the same on every invocation. (Before, every invocation
-	// combined all n values from shared memory one by one: Loom's corpus
-	// bf16 down projection, 592 invocations and two reductions a
-	// workgroup, spent most of its time there.)
-	r, err := e.clusterReduce(op, kind, v, 32, 1, e.lanesOfWarp())
-	if err != nil {
-		return err
+	if n == 32 {
+		for i, op := range ops {
+			if err := e.define(op, 0, rs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	nw := (n + 31) / 32
-	base, _ := e.storeWarpResults(t, lin.reg, r, nw)
-	acc := e.loadInto(t, "shared", "", base)
-	for k := int64(1); k < nw; k++ {
-		x := e.loadInto(t, "shared", "", fmt.Sprintf("%s+%d", base, 8*k))
-		if acc, err = e.combine(op, kind, acc, x); err != nil {
-			return err
+	base, lane := e.storeWarpResults(ts, lin.reg, rs, nw)
+	totals := make([]*val, len(ops))
+	if full {
+		// Every warp reduces the nw results again, lane l taking warp
+		// l's.
+		in := e.newReg(cPred)
+		e.ins("setp.lt.u32 %s, %s, %d", in, lane, nw)
+		accs := make([]*val, len(ops))
+		for i, op := range ops {
+			x, err := e.identity(op, op.Param, ts[i])
+			if err != nil {
+				return err
+			}
+			accs[i] = e.phiFrom(x)
+			e.mov(accs[i], x)
+		}
+		la := e.newReg(cRd)
+		e.ins("mad.wide.u32 %s, %s, 8, %s", la, lane, base)
+		skip := e.newLabel("wgred_id")
+		e.ins("@!%s bra %s", in, skip)
+		for i := range ops {
+			e.mov(accs[i], e.loadInto(ts[i], "shared", "", slot(la, 8*nw*int64(i))))
+		}
+		e.label(skip)
+		for i, op := range ops {
+			e.cur = op
+			var err error
+			if totals[i], err = e.warpReduce(op, op.Param, accs[i], 32); err != nil {
+				return err
+			}
+		}
+	} else {
+		// Every invocation combines the ⌈n/32⌉ results in warp order,
+		// the same on every invocation.
+		for i, op := range ops {
+			e.cur = op
+			acc := e.loadInto(ts[i], "shared", "", slot(base, 8*nw*int64(i)))
+			for w := int64(1); w < nw; w++ {
+				x := e.loadInto(ts[i], "shared", "", slot(base, 8*(nw*int64(i)+w)))
+				var err error
+				if acc, err = e.combine(op, op.Param, acc, x); err != nil {
+					return err
+				}
+			}
+			totals[i] = acc
 		}
 	}
 	e.ins("bar.sync 0")
-	return e.define(op, 0, acc)
+	for i, op := range ops {
+		if err := e.define(op, 0, totals[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

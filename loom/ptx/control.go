@@ -168,7 +168,15 @@ func readsAny(v *val, set map[string]bool) bool {
 // term lowers the region's ops, handing its terminator (scf.yield or
 // scf.condition) to onTerm.
 func (e *emitter) regionWith(r *loom.Region, terms []string, onTerm func(op *loom.Op, vals []*val) error) error {
-	for _, op := range r.Ops {
+	for i := 0; i < len(r.Ops); i++ {
+		op := r.Ops[i]
+		if k := e.fusableReduces(r.Ops[i:]); k > 1 {
+			if err := e.workgroupReduces(r.Ops[i : i+k]); err != nil {
+				return err
+			}
+			i += k - 1
+			continue
+		}
 		e.cur = op
 		if slices.Contains(terms, op.Name) {
 			vals, err := e.operands(op, 0)
@@ -192,8 +200,12 @@ func (e *emitter) control(op *loom.Op, rest string) error {
 	case "if":
 		return e.scfIf(op)
 	case "for":
+		e.loops++
+		defer func() { e.loops-- }()
 		return e.scfFor(op)
 	case "while":
+		e.loops++
+		defer func() { e.loops-- }()
 		return e.scfWhile(op)
 	case "select":
 		return e.scfSelect(op)

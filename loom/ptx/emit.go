@@ -89,6 +89,9 @@ type emitter struct {
 	k    *loom.Kernel
 	cfg  map[string]loom.Const
 	sm   int
+	// loops counts the scf.for/scf.while bodies being lowered (hoist.go
+	// moves loads only outside them).
+	loops int
 
 	body   strings.Builder
 	nreg   [numClasses]int
@@ -392,9 +395,35 @@ func (e *emitter) module(entry string, params []string) string {
 	return b.String()
 }
 
-// region lowers the ops of a region in order.
+// region lowers the ops of a region in order, but for the read-only
+// loads hoist.go issues early and adjacent workgroup reductions, which
+// share their barriers (workgroupReduces).
 func (e *emitter) region(r *loom.Region) error {
-	for _, op := range r.Ops {
+	early := e.planHoists(r)
+	moved := map[int]bool{}
+	for i, op := range r.Ops {
+		for _, j := range early[i] {
+			if !e.hoistable(r.Ops[j]) {
+				continue
+			}
+			e.cur = r.Ops[j]
+			if err := e.op(r.Ops[j]); err != nil {
+				return err
+			}
+			moved[j] = true
+		}
+		if moved[i] {
+			continue
+		}
+		if k := e.fusableReduces(r.Ops[i:]); k > 1 {
+			if err := e.workgroupReduces(r.Ops[i : i+k]); err != nil {
+				return err
+			}
+			for j := i + 1; j < i+k; j++ {
+				moved[j] = true
+			}
+			continue
+		}
 		e.cur = op
 		if err := e.op(op); err != nil {
 			return err

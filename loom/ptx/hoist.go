@@ -1,0 +1,148 @@
+package ptx
+
+import (
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Loads of read-only global memory issued early.
+//
+// A kernel that reduces across its workgroup and then reads a bias, a
+// residual or a scale waits for memory twice: the reduction's barriers and
+// branches end basic blocks, and ptxas does not move a load above them. A
+// load through a buffer nothing in the kernel writes (the ld.global.nc
+// loads of memory.go) commutes with every other op, so the emitter issues
+// it as soon as its operands are defined when a barrier, a collective, an
+// inlined call or an op with regions lies between; elsewhere ptxas
+// schedules it itself. Only in bodies outside loops (in a loop the value
+// would stay live across the whole trip), ≤ 16 bytes a load, and never
+// above an op that may leave the body (an early exit or return, in its
+// regions or a function it calls) or trap (kernel.assert), which could
+// have skipped the load.
+
+// maxHoistBytes bounds the size of one hoisted load.
+const maxHoistBytes = 16
+
+// planHoists maps an op index of r to the indices of the loads that may be
+// issued just before it (each load's earliest point after its operands'
+// definitions). hoistable decides at that point whether the load reads
+// read-only global memory.
+func (e *emitter) planHoists(r *loom.Region) map[int][]int {
+	if e.loops > 0 || r == nil {
+		return nil
+	}
+	def := map[*loom.Value]int{}
+	var plan map[int][]int
+	for j, op := range r.Ops {
+		if isHoistCandidate(op) {
+			at := 0
+			for _, o := range op.Operands {
+				if o.Value != nil {
+					if d, ok := def[o.Value]; ok {
+						at = max(at, d+1)
+					}
+				}
+			}
+			if at < j && e.worthHoisting(r.Ops[at:j]) {
+				if plan == nil {
+					plan = map[int][]int{}
+				}
+				plan[at] = append(plan[at], j)
+			}
+		}
+		for _, v := range op.Results {
+			def[v] = j
+		}
+	}
+	return plan
+}
+
+// isHoistCandidate reports whether op is a plain load of at most
+// maxHoistBytes whose view may be read-only memory.
+func isHoistCandidate(op *loom.Op) bool {
+	if op.Name != "view.load" && op.Name != "vector.load" || len(op.Results) != 1 || len(op.Regions) > 0 {
+		return false
+	}
+	t := resultType(op, 0)
+	if t == nil {
+		return false
+	}
+	n := 1
+	el := t
+	if t.Kind == loom.TypeVector {
+		for _, d := range t.Dims {
+			if d.Size <= 0 {
+				return false
+			}
+			n *= int(d.Size)
+		}
+		el = t.Elem
+	}
+	b := el.ByteSize()
+	return b > 0 && n*b <= maxHoistBytes
+}
+
+// worthHoisting reports whether a load may move above ops and gains by
+// it: none of them may leave the body or trap, and one of them must end a
+// basic block or synchronize (else ptxas can schedule the load itself).
+func (e *emitter) worthHoisting(ops []*loom.Op) bool {
+	gain := false
+	for _, op := range ops {
+		if e.mayLeave(op, 0) {
+			return false
+		}
+		switch {
+		case len(op.Regions) > 0, strings.Contains(op.Name, "barrier"),
+			strings.HasPrefix(op.Name, "kernel.workgroup.") && op.Name != "kernel.workgroup.id" && op.Name != "kernel.workgroup.count",
+			strings.HasPrefix(op.Name, "kernel.subgroup.") && op.Name != "kernel.subgroup.id",
+			op.Name == "func.call", op.Name == "template.call":
+			gain = true
+		}
+	}
+	return gain
+}
+
+// mayLeave reports whether op may end the invocation's run of the body
+// before the ops after it: a return or an early exit, a failed
+// kernel.assert (the load it may guard would fault first), in op, its
+// regions or the functions it calls, where a func.return only ends the
+// call (depth counts calls and bounds the chain; an apply, whose provider
+// is chosen later, counts as leaving).
+func (e *emitter) mayLeave(op *loom.Op, depth int) bool {
+	switch op.Name {
+	case "kernel.return", "kernel.exit", "kernel.assert", "func.apply", "template.apply":
+		return true
+	case "func.return":
+		return depth == 0
+	case "func.call", "template.call":
+		f := e.prog.Func(op.Symbol)
+		if f == nil || f.Body == nil || depth > 16 {
+			return true
+		}
+		for _, o := range f.Body.Ops {
+			if e.mayLeave(o, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range op.Regions {
+		for _, o := range r.Ops {
+			if e.mayLeave(o, depth) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hoistable reports whether the candidate load op reads through a view of
+// global memory that nothing in the kernel writes.
+func (e *emitter) hoistable(op *loom.Op) bool {
+	if len(op.Operands) == 0 || op.Operands[0].Value == nil {
+		return false
+	}
+	v, ok := e.vals[op.Operands[0].Value]
+	return ok && v.nc && v.space == "global"
+}
