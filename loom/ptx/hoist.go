@@ -15,8 +15,8 @@ import (
 // loads of memory.go) commutes with every other op, so the emitter issues
 // it as soon as its operands are defined when a barrier, a collective, an
 // inlined call or an op with regions lies between; elsewhere ptxas
-// schedules it itself. Only in bodies outside loops (in a loop the value
-// would stay live across the whole trip), ≤ 16 bytes a load, and never
+// schedules it itself. Only in bodies outside loops and never above one
+// (the value would stay live across every trip), ≤ 16 bytes a load, and never
 // above an op that may leave the body (an early exit or return, in its
 // regions or a function it calls) or trap (kernel.assert), which could
 // have skipped the load.
@@ -42,6 +42,15 @@ func (e *emitter) planHoists(r *loom.Region) map[int][]int {
 					if d, ok := def[o.Value]; ok {
 						at = max(at, d+1)
 					}
+				}
+			}
+			// Not above a loop: the value would stay live through
+			// every trip (ptxas may spill a tight loop for it), for
+			// one memory latency saved.
+			for k := j - 1; k >= at; k-- {
+				if e.hasLoop(r.Ops[k], 0) {
+					at = k + 1
+					break
 				}
 			}
 			if at < j && e.worthHoisting(r.Ops[at:j]) {
@@ -145,4 +154,32 @@ func (e *emitter) hoistable(op *loom.Op) bool {
 	}
 	v, ok := e.vals[op.Operands[0].Value]
 	return ok && v.nc && v.space == "global"
+}
+
+// hasLoop reports whether op is or contains a loop, in its regions or the
+// functions it calls (depth bounds the call chain).
+func (e *emitter) hasLoop(op *loom.Op, depth int) bool {
+	switch op.Name {
+	case "scf.for", "scf.while":
+		return true
+	case "func.call", "template.call":
+		f := e.prog.Func(op.Symbol)
+		if f == nil || f.Body == nil || depth > 16 {
+			return true
+		}
+		for _, o := range f.Body.Ops {
+			if e.hasLoop(o, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range op.Regions {
+		for _, o := range r.Ops {
+			if e.hasLoop(o, depth) {
+				return true
+			}
+		}
+	}
+	return false
 }
