@@ -637,6 +637,10 @@ func (e *emitter) workgroupReduces(ops []*loom.Op) error {
 			totals[i] = acc
 		}
 	}
+	// The trailing barrier keeps a later collective's stores off the
+	// scratch until every warp has read it; dropTrailingBarriers removes
+	// it where nothing later can reuse the scratch.
+	e.body.WriteString(trailingMark)
 	e.ins("bar.sync 0")
 	for i, op := range ops {
 		if err := e.define(op, 0, totals[i]); err != nil {

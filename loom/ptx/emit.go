@@ -390,7 +390,7 @@ func (e *emitter) module(entry string, params []string) string {
 		b.WriteString("\t" + s + ";\n")
 	}
 	b.WriteString("\n")
-	b.WriteString(coalesce(e.body.String()))
+	b.WriteString(coalesce(dropTrailingBarriers(e.body.String())))
 	b.WriteString("}\n")
 	return b.String()
 }
