@@ -48,7 +48,7 @@ func (e *emitter) planHoists(r *loom.Region) map[int][]int {
 			// every trip (ptxas may spill a tight loop for it), for
 			// one memory latency saved.
 			for k := j - 1; k >= at; k-- {
-				if e.hasLoop(r.Ops[k], 0) {
+				if e.hasLoop(r.Ops[k]) {
 					at = k + 1
 					break
 				}
@@ -98,7 +98,7 @@ func isHoistCandidate(op *loom.Op) bool {
 func (e *emitter) worthHoisting(ops []*loom.Op) bool {
 	gain := false
 	for _, op := range ops {
-		if e.mayLeave(op, 0) {
+		if e.mayLeave(op) {
 			return false
 		}
 		switch {
@@ -116,21 +116,40 @@ func (e *emitter) worthHoisting(ops []*loom.Op) bool {
 // before the ops after it: a return or an early exit, a failed
 // kernel.assert (the load it may guard would fault first), in op, its
 // regions or the functions it calls, where a func.return only ends the
-// call (depth counts calls and bounds the chain; an apply, whose provider
-// is chosen later, counts as leaving).
-func (e *emitter) mayLeave(op *loom.Op, depth int) bool {
-	switch op.Name {
-	case "kernel.return", "kernel.exit", "kernel.assert", "func.apply", "template.apply":
+// call (an apply, whose provider is chosen later, counts as leaving).
+func (e *emitter) mayLeave(op *loom.Op) bool {
+	return e.reaches(op, 0, func(o *loom.Op, calls int) bool {
+		switch o.Name {
+		case "kernel.return", "kernel.exit", "kernel.assert", "func.apply", "template.apply":
+			return true
+		case "func.return":
+			return calls == 0
+		}
+		return false
+	})
+}
+
+// hasLoop reports whether op is or contains a loop, in its regions or the
+// functions it calls.
+func (e *emitter) hasLoop(op *loom.Op) bool {
+	return e.reaches(op, 0, func(o *loom.Op, _ int) bool { return o.Name == "scf.for" || o.Name == "scf.while" })
+}
+
+// reaches reports whether match holds for op, an op in its regions or one
+// in the body of a function it calls (calls counts the calls entered); a
+// callee without a body, or a chain of calls deeper than 16, counts as a
+// match.
+func (e *emitter) reaches(op *loom.Op, calls int, match func(op *loom.Op, calls int) bool) bool {
+	if match(op, calls) {
 		return true
-	case "func.return":
-		return depth == 0
-	case "func.call", "template.call":
+	}
+	if op.Name == "func.call" || op.Name == "template.call" {
 		f := e.prog.Func(op.Symbol)
-		if f == nil || f.Body == nil || depth > 16 {
+		if f == nil || f.Body == nil || calls >= 16 {
 			return true
 		}
 		for _, o := range f.Body.Ops {
-			if e.mayLeave(o, depth+1) {
+			if e.reaches(o, calls+1, match) {
 				return true
 			}
 		}
@@ -138,7 +157,7 @@ func (e *emitter) mayLeave(op *loom.Op, depth int) bool {
 	}
 	for _, r := range op.Regions {
 		for _, o := range r.Ops {
-			if e.mayLeave(o, depth) {
+			if e.reaches(o, calls, match) {
 				return true
 			}
 		}
@@ -154,32 +173,4 @@ func (e *emitter) hoistable(op *loom.Op) bool {
 	}
 	v, ok := e.vals[op.Operands[0].Value]
 	return ok && v.nc && v.space == "global"
-}
-
-// hasLoop reports whether op is or contains a loop, in its regions or the
-// functions it calls (depth bounds the call chain).
-func (e *emitter) hasLoop(op *loom.Op, depth int) bool {
-	switch op.Name {
-	case "scf.for", "scf.while":
-		return true
-	case "func.call", "template.call":
-		f := e.prog.Func(op.Symbol)
-		if f == nil || f.Body == nil || depth > 16 {
-			return true
-		}
-		for _, o := range f.Body.Ops {
-			if e.hasLoop(o, depth+1) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, r := range op.Regions {
-		for _, o := range r.Ops {
-			if e.hasLoop(o, depth) {
-				return true
-			}
-		}
-	}
-	return false
 }
