@@ -10,8 +10,9 @@ import (
 // TestHoistedLoadsPTX checks which loads of testdata/hoist_loads.loom are
 // issued before the workgroup reduction's first barrier (TestGPUCorpus
 // runs the three kernels against the CPU executor): the read-only epilogue
-// loads move up, a load past a kernel.exit and a load of a buffer the
-// kernel also writes stay after it, and no load moves above a loop.
+// loads move up, a load past a kernel.exit or a call that asserts and a
+// load of a buffer the kernel also writes stay after it, and no load moves
+// above a loop.
 func TestHoistedLoadsPTX(t *testing.T) {
 	for _, c := range []struct {
 		export        string
@@ -20,6 +21,7 @@ func TestHoistedLoadsPTX(t *testing.T) {
 		{"norm_epilogue", []string{"ld.global.nc.f32", "ld.global.nc.v4.f32", "ld.global.nc.v4.f32"}, nil},
 		{"norm_exit", []string{"ld.global.nc.v4.f32"}, []string{"ld.global.nc.f32", "ld.global.nc.v4.f32"}},
 		{"norm_written", []string{"ld.global.nc.v4.f32", "ld.global.nc.v4.f32"}, []string{"ld.global.f32"}},
+		{"norm_assert", []string{"ld.global.nc.v4.f32"}, []string{"ld.global.nc.f32", "ld.global.nc.v4.f32"}},
 		{"norm_loop", []string{"ld.global.nc.f32", "ld.global.nc.f32", "ld.global.nc.v4.f32", "ld.global.nc.v4.f32"}, nil},
 	} {
 		text := alignedVersion(compileTestdata(t, "hoist_loads.loom", c.export))
