@@ -516,7 +516,7 @@ func (e *emitter) workgroupReduce(op *loom.Op) error {
 // reductions then share their two barriers). 1 when there is nothing to
 // fuse.
 func (e *emitter) fusableReduces(ops []*loom.Op) int {
-	if n := e.wgTotal(); n <= 32 {
+	if len(ops) < 2 || ops[0].Name != "kernel.workgroup.reduce" || ops[1].Name != "kernel.workgroup.reduce" || e.wgTotal() <= 32 {
 		return 1
 	}
 	results := map[*loom.Value]bool{}
@@ -536,6 +536,17 @@ func (e *emitter) fusableReduces(ops []*loom.Op) int {
 		k++
 	}
 	return max(k, 1)
+}
+
+// reduceGroup lowers the adjacent workgroup reductions at the start of
+// ops together when fusableReduces allows, and returns how many ops it
+// lowered (0: none, the caller lowers ops[0] alone).
+func (e *emitter) reduceGroup(ops []*loom.Op) (int, error) {
+	k := e.fusableReduces(ops)
+	if k < 2 {
+		return 0, nil
+	}
+	return k, e.workgroupReduces(ops[:k])
 }
 
 // workgroupReduces lowers the workgroup reductions ops together: each

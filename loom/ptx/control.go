@@ -170,10 +170,11 @@ func readsAny(v *val, set map[string]bool) bool {
 func (e *emitter) regionWith(r *loom.Region, terms []string, onTerm func(op *loom.Op, vals []*val) error) error {
 	for i := 0; i < len(r.Ops); i++ {
 		op := r.Ops[i]
-		if k := e.fusableReduces(r.Ops[i:]); k > 1 {
-			if err := e.workgroupReduces(r.Ops[i : i+k]); err != nil {
-				return err
-			}
+		k, err := e.reduceGroup(r.Ops[i:])
+		if err != nil {
+			return err
+		}
+		if k > 0 {
 			i += k - 1
 			continue
 		}

@@ -415,10 +415,11 @@ func (e *emitter) region(r *loom.Region) error {
 		if moved[i] {
 			continue
 		}
-		if k := e.fusableReduces(r.Ops[i:]); k > 1 {
-			if err := e.workgroupReduces(r.Ops[i : i+k]); err != nil {
-				return err
-			}
+		k, err := e.reduceGroup(r.Ops[i:])
+		if err != nil {
+			return err
+		}
+		if k > 0 {
 			for j := i + 1; j < i+k; j++ {
 				moved[j] = true
 			}
