@@ -96,27 +96,38 @@ func (e *emitter) mathF32(op *loom.Op, name string, a []*val) (*val, bool, error
 // expf computes e^x; see the accuracy table above.
 func (e *emitter) expf(x string) string {
 	t, j, f, g, p, sc, r := e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg()
-	ji, bits := e.newReg(cR), e.newReg(cR)
-	e.ins("mul.rn.f32 %s, %s, %s", t, x, fimm(math.Log2E))
-	e.ins("cvt.rni.f32.f32 %s, %s", j, t)
+	bits := e.newReg(cR)
+	// t = x·log2e + expMagic in one rounding: t is an integer in [2^23,
+	// 2^24), so j = round(x·log2e) is t − expMagic and t's low mantissa
+	// bits hold j+127, the biased exponent of 2^j. This keeps ex2 the one
+	// op on the quarter-rate unit: cvt.rni and cvt.rzi issue there too
+	// and made a softmax's sweeps issue-bound on the H200.
+	e.ins("fma.rn.f32 %s, %s, %s, %s", t, x, fimm(math.Log2E), fimm(expMagic))
 	// j is clamped to the normal exponents, so 2^j is built from bits (one
 	// ex2 instead of three); past the clamp the remainder grows and ex2 of
 	// it overflows to inf or underflows toward 0 as e^x does. A NaN x
 	// stays NaN through f.
-	e.ins("max.f32 %s, %s, %s", j, j, fimm(-126))
-	e.ins("min.f32 %s, %s, %s", j, j, fimm(127))
+	e.ins("max.f32 %s, %s, %s", t, t, fimm(expMagic-126))
+	e.ins("min.f32 %s, %s, %s", t, t, fimm(expMagic+127))
+	e.ins("sub.rn.f32 %s, %s, %s", j, t, fimm(expMagic))
 	// f = x − j·ln2 in two steps (ln2 split so j·ln2_hi is exact).
 	e.ins("fma.rn.f32 %s, %s, %s, %s", f, j, "0fBF317200", x)
 	e.ins("fma.rn.f32 %s, %s, %s, %s", f, j, "0fB5BFBE8E", f)
 	e.ins("mul.rn.f32 %s, %s, %s", g, f, fimm(math.Log2E))
 	e.ins("ex2.approx.f32 %s, %s", p, g)
-	e.ins("cvt.rzi.s32.f32 %s, %s", ji, j)
-	e.ins("add.s32 %s, %s, 127", bits, ji)
+	// bits(t) = bits(expMagic) + j, and bits(expMagic) ends in 0x07f
+	// (127) below bit 9, so shifting by 23 leaves exactly (j+127)<<23.
+	e.ins("mov.b32 %s, %s", bits, t)
 	e.ins("shl.b32 %s, %s, 23", bits, bits)
 	e.ins("mov.b32 %s, %s", sc, bits)
 	e.ins("mul.rn.f32 %s, %s, %s", r, p, sc)
 	return r
 }
+
+// expMagic is 1.5·2^23 + 127: adding it to a value of magnitude below
+// 2^22 rounds that value to an integer (the float's unit in the last
+// place is 1) and leaves the integer plus 127 in the low mantissa bits.
+const expMagic = 12583039.0
 
 // poly evaluates c[0] + z·(c[1] + z·(…)) by Horner's rule.
 func (e *emitter) poly(z string, c []float64) string {
