@@ -174,12 +174,13 @@ func RMSNorm(rows, cols int) *Instance {
 	}
 }
 
-// Softmax is the row softmax over rows×cols of inputs in [-8, 8).
-func Softmax(rows, cols int) *Instance {
+// Softmax is the row softmax over rows×cols of inputs in [-8, 8), by the
+// kernel exported as export (softmax_f32 or softmax_f32_loop).
+func Softmax(export string, rows, cols int) *Instance {
 	x := uniform(rows*cols, 5, -8, 16)
 	var want []float64
 	return &Instance{
-		File: "softmax.loom", Export: "softmax_f32", Shape: fmt.Sprintf("%dx%d", rows, cols),
+		File: "softmax.loom", Export: export, Shape: fmt.Sprintf("%dx%d", rows, cols),
 		Workload:  []int64{int64(rows), int64(cols)},
 		Args:      []Arg{idx(rows), idx(cols), in(f32le(x)), out(4 * rows * cols)},
 		Bytes:     float64(8 * rows * cols),

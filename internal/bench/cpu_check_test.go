@@ -58,7 +58,9 @@ func TestKernelsOnCPU(t *testing.T) {
 	}{
 		{"sgemm", SGEMM(256, 128, 24, 1)},
 		{"rmsnorm", RMSNorm(3, 2048)},
-		{"softmax", Softmax(3, 4096)},
+		{"softmax", Softmax("softmax_f32", 3, 4096)},
+		{"softmax/loop", Softmax("softmax_f32_loop", 3, 4096)},
+		{"softmax/eight-trips", Softmax("softmax_f32", 2, 16384)},
 		{"rope", RoPE(3, 16)},
 		{"q8_0", Q8_0("matvec_q8_0", 13, 4096)},
 		{"q4_K", Q4K("matvec_q4_k", 13, 4096)},

@@ -173,6 +173,43 @@ extern "C" __global__ void softmax_f32(int rows, int cols, const float *x, float
 }
 
 
+// softmax_f32_loop: softmax_f32 with both sweeps kept as loops.
+extern "C" __global__ void softmax_f32_loop(int rows, int cols, const float *x, float *y)
+{
+    __shared__ float scratch[32];
+    const float *xr = x + (size_t)blockIdx.x * cols;
+    float *yr = y + (size_t)blockIdx.x * cols;
+    float mx = -3.4028234663852886e38f, sum = 0.0f;
+#pragma unroll 1
+    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
+        float4 a = *(const float4 *)(xr + c);
+        float4 b = *(const float4 *)(xr + c + 4);
+        float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+        float vm = mx;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            vm = fmaxf(vm, v[i]);
+        sum *= expf(mx - vm);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            sum += expf(v[i] - vm);
+        mx = vm;
+    }
+    float rowmax = block_max(mx, scratch);
+    float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
+    float inv = 1.0f / rowsum;
+#pragma unroll 1
+    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
+        float4 a = *(const float4 *)(xr + c);
+        float4 b = *(const float4 *)(xr + c + 4);
+        *(float4 *)(yr + c) = make_float4(expf(a.x - rowmax) * inv, expf(a.y - rowmax) * inv,
+                                          expf(a.z - rowmax) * inv, expf(a.w - rowmax) * inv);
+        *(float4 *)(yr + c + 4) = make_float4(expf(b.x - rowmax) * inv, expf(b.y - rowmax) * inv,
+                                              expf(b.z - rowmax) * inv, expf(b.w - rowmax) * inv);
+    }
+}
+
+
 // rope_f32: grid (heads/8, tokens), block (32, 8); heads of 128 values,
 // cos and sin tables of tokens x 64.
 extern "C" __global__ void rope_f32(int tokens, int heads, const float *x, const float *cs, const float *sn, float *y)
