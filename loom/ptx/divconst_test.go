@@ -10,14 +10,24 @@ import (
 	"github.com/loomgen/loomgen/loom"
 )
 
-// runPTX32 evaluates straight-line 32-bit PTX of the forms divConst emits
-// (mov, and, shr, add, sub, mul.hi, mad.lo on .b32/.s32/.u32 registers and
-// immediates) from the register values in regs, and returns them.
+// runPTX32 evaluates straight-line 32-bit PTX from the register values in
+// regs (32-bit patterns) and returns them: the integer forms divConst emits
+// (mov, and, shl, shr, add, sub, mul.hi, mad.lo) and the f32 forms expf
+// emits (fma, sub, mul, max, min, ex2.approx), with decimal and 0f
+// immediates. ex2.approx is taken as exact, rounded once to f32: callers
+// check the sequence around it, not the hardware's approximation.
 func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint32 {
 	t.Helper()
 	arg := func(s string) uint32 {
 		if v, ok := regs[s]; ok {
 			return v
+		}
+		if h, ok := strings.CutPrefix(s, "0f"); ok {
+			b, err := strconv.ParseUint(h, 16, 32)
+			if err != nil {
+				t.Fatalf("bad float immediate %q", s)
+			}
+			return uint32(b)
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
@@ -51,12 +61,45 @@ func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint
 			r = uint32(uint64(a[1]) * uint64(a[2]) >> 32)
 		case "mad.lo.s32":
 			r = a[1]*a[2] + a[3]
+		case "shl.b32":
+			r = a[1] << min(a[2], 32)
+		case "fma.rn.f32":
+			r = f32bits(float32(math.FMA(float64(f32(a[1])), float64(f32(a[2])), float64(f32(a[3])))))
+		case "mul.rn.f32":
+			r = f32bits(f32(a[1]) * f32(a[2]))
+		case "sub.rn.f32":
+			r = f32bits(f32(a[1]) - f32(a[2]))
+		case "max.f32":
+			r = f32bits(nanLoses(f32(a[1]), f32(a[2]), false))
+		case "min.f32":
+			r = f32bits(nanLoses(f32(a[1]), f32(a[2]), true))
+		case "ex2.approx.f32":
+			r = f32bits(float32(math.Exp2(float64(f32(a[1])))))
 		default:
 			t.Fatalf("unexpected instruction %q", line)
 		}
 		regs[ops[0]] = r
 	}
 	return regs
+}
+
+var (
+	f32     = math.Float32frombits
+	f32bits = math.Float32bits
+)
+
+// nanLoses is PTX's max (less false) or min (less true) of f32 values: the
+// other operand when one is NaN.
+func nanLoses(a, b float32, less bool) float32 {
+	switch {
+	case a != a:
+		return b
+	case b != b:
+		return a
+	case (a < b) == less:
+		return a
+	}
+	return b
 }
 
 // TestDivConst checks the instructions emitted for division and remainder

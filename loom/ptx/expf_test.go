@@ -3,82 +3,9 @@ package ptx
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 )
-
-// runPTXF32 evaluates straight-line f32 PTX of the forms expf emits (fma,
-// sub, mul, max, min, ex2.approx, mov.b32, shl.b32) on registers holding
-// 32-bit patterns, and returns them. ex2.approx is taken as exact (rounded
-// once to f32): the evaluation checks the sequence around it, not the
-// hardware's approximation, which TestGPUExpf measures on a device.
-func runPTXF32(t *testing.T, text string, regs map[string]uint32) map[string]uint32 {
-	t.Helper()
-	arg := func(s string) uint32 {
-		if v, ok := regs[s]; ok {
-			return v
-		}
-		if h, ok := strings.CutPrefix(s, "0f"); ok {
-			b, err := strconv.ParseUint(h, 16, 32)
-			if err != nil {
-				t.Fatalf("bad float immediate %q", s)
-			}
-			return uint32(b)
-		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("operand %q is neither a set register nor an immediate", s)
-		}
-		return uint32(n)
-	}
-	f := math.Float32frombits
-	bits := math.Float32bits
-	// PTX max/min return the other operand when one is NaN.
-	pick := func(a, b float32, less bool) float32 {
-		switch {
-		case a != a:
-			return b
-		case b != b:
-			return a
-		case (a < b) == less:
-			return a
-		}
-		return b
-	}
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		line = strings.TrimSuffix(strings.TrimSpace(line), ";")
-		mnem, rest, _ := strings.Cut(line, " ")
-		ops := strings.Split(rest, ", ")
-		a := make([]uint32, len(ops))
-		for i := 1; i < len(ops); i++ {
-			a[i] = arg(ops[i])
-		}
-		var r uint32
-		switch mnem {
-		case "fma.rn.f32":
-			r = bits(float32(math.FMA(float64(f(a[1])), float64(f(a[2])), float64(f(a[3])))))
-		case "mul.rn.f32":
-			r = bits(f(a[1]) * f(a[2]))
-		case "sub.rn.f32":
-			r = bits(f(a[1]) - f(a[2]))
-		case "max.f32":
-			r = bits(pick(f(a[1]), f(a[2]), false))
-		case "min.f32":
-			r = bits(pick(f(a[1]), f(a[2]), true))
-		case "ex2.approx.f32":
-			r = bits(float32(math.Exp2(float64(f(a[1])))))
-		case "mov.b32":
-			r = a[1]
-		case "shl.b32":
-			r = a[1] << min(a[2], 32)
-		default:
-			t.Fatalf("unexpected instruction %q", line)
-		}
-		regs[ops[0]] = r
-	}
-	return regs
-}
 
 // f32Steps is how many representable f32 values lie between a and b (both
 // finite or equal infinities), across zero and subnormals alike.
@@ -111,7 +38,7 @@ func TestExpfSequence(t *testing.T) {
 		t.Fatalf("expf should issue one ex2 and no conversion:\n%s", text)
 	}
 	eval := func(x float32) float32 {
-		return math.Float32frombits(runPTXF32(t, text, map[string]uint32{"%x": math.Float32bits(x)})[out])
+		return math.Float32frombits(runPTX32(t, text, map[string]uint32{"%x": math.Float32bits(x)})[out])
 	}
 	inf := float32(math.Inf(1))
 	for _, c := range []struct{ x, want float32 }{
