@@ -136,6 +136,35 @@ extern "C" __global__ void rmsnorm_f32(int rows, int cols, float eps, const floa
 
 
 
+// softmax_trip folds eight columns at c into the running maximum mx and
+// the sum rescaled to it.
+__device__ __forceinline__ void softmax_trip(const float *xr, int c, float &mx, float &sum)
+{
+    float4 a = *(const float4 *)(xr + c);
+    float4 b = *(const float4 *)(xr + c + 4);
+    float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    float vm = mx;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        vm = fmaxf(vm, v[i]);
+    sum *= expf(mx - vm);
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        sum += expf(v[i] - vm);
+    mx = vm;
+}
+
+// softmax_store writes the eight normalised columns at c.
+__device__ __forceinline__ void softmax_store(const float *xr, float *yr, int c, float rowmax, float inv)
+{
+    float4 a = *(const float4 *)(xr + c);
+    float4 b = *(const float4 *)(xr + c + 4);
+    *(float4 *)(yr + c) = make_float4(expf(a.x - rowmax) * inv, expf(a.y - rowmax) * inv,
+                                      expf(a.z - rowmax) * inv, expf(a.w - rowmax) * inv);
+    *(float4 *)(yr + c + 4) = make_float4(expf(b.x - rowmax) * inv, expf(b.y - rowmax) * inv,
+                                          expf(b.z - rowmax) * inv, expf(b.w - rowmax) * inv);
+}
+
 // softmax_f32: grid (rows), block (256); cols a multiple of 2048. Eight
 // columns per thread at a time: running maximum and rescaled sum in one
 // sweep, normalisation in a second.
@@ -145,33 +174,14 @@ extern "C" __global__ void softmax_f32(int rows, int cols, const float *x, float
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
     float mx = -3.4028234663852886e38f, sum = 0.0f;
-    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
-        float4 a = *(const float4 *)(xr + c);
-        float4 b = *(const float4 *)(xr + c + 4);
-        float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-        float vm = mx;
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            vm = fmaxf(vm, v[i]);
-        sum *= expf(mx - vm);
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            sum += expf(v[i] - vm);
-        mx = vm;
-    }
+    for (int c = threadIdx.x * 8; c < cols; c += 2048)
+        softmax_trip(xr, c, mx, sum);
     float rowmax = block_max(mx, scratch);
     float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
     float inv = 1.0f / rowsum;
-    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
-        float4 a = *(const float4 *)(xr + c);
-        float4 b = *(const float4 *)(xr + c + 4);
-        *(float4 *)(yr + c) = make_float4(expf(a.x - rowmax) * inv, expf(a.y - rowmax) * inv,
-                                          expf(a.z - rowmax) * inv, expf(a.w - rowmax) * inv);
-        *(float4 *)(yr + c + 4) = make_float4(expf(b.x - rowmax) * inv, expf(b.y - rowmax) * inv,
-                                              expf(b.z - rowmax) * inv, expf(b.w - rowmax) * inv);
-    }
+    for (int c = threadIdx.x * 8; c < cols; c += 2048)
+        softmax_store(xr, yr, c, rowmax, inv);
 }
-
 
 // softmax_f32_loop: softmax_f32 with both sweeps kept as loops.
 extern "C" __global__ void softmax_f32_loop(int rows, int cols, const float *x, float *y)
@@ -181,32 +191,14 @@ extern "C" __global__ void softmax_f32_loop(int rows, int cols, const float *x, 
     float *yr = y + (size_t)blockIdx.x * cols;
     float mx = -3.4028234663852886e38f, sum = 0.0f;
 #pragma unroll 1
-    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
-        float4 a = *(const float4 *)(xr + c);
-        float4 b = *(const float4 *)(xr + c + 4);
-        float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-        float vm = mx;
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            vm = fmaxf(vm, v[i]);
-        sum *= expf(mx - vm);
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            sum += expf(v[i] - vm);
-        mx = vm;
-    }
+    for (int c = threadIdx.x * 8; c < cols; c += 2048)
+        softmax_trip(xr, c, mx, sum);
     float rowmax = block_max(mx, scratch);
     float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
     float inv = 1.0f / rowsum;
 #pragma unroll 1
-    for (int c = threadIdx.x * 8; c < cols; c += 2048) {
-        float4 a = *(const float4 *)(xr + c);
-        float4 b = *(const float4 *)(xr + c + 4);
-        *(float4 *)(yr + c) = make_float4(expf(a.x - rowmax) * inv, expf(a.y - rowmax) * inv,
-                                          expf(a.z - rowmax) * inv, expf(a.w - rowmax) * inv);
-        *(float4 *)(yr + c + 4) = make_float4(expf(b.x - rowmax) * inv, expf(b.y - rowmax) * inv,
-                                              expf(b.z - rowmax) * inv, expf(b.w - rowmax) * inv);
-    }
+    for (int c = threadIdx.x * 8; c < cols; c += 2048)
+        softmax_store(xr, yr, c, rowmax, inv);
 }
 
 
