@@ -12,7 +12,8 @@
 // backends (config symbols at their config.def defaults, else 64),
 // loomdiff builds deterministic pseudo-random inputs from the kernel's
 // analysed signature (internal/crosscheck: one common size for index
-// scalars satisfying the kernel's `where`/`assume` checks, buffers as long
+// scalars satisfying the kernel's `where`/`assume` checks, else that size
+// rounded up to each scalar's `mul` multiple, buffers as long
 // as their analysed extents — 64 KiB where the extent is unknown, noted
 // per kernel — floats in [-2, 2), integers in [1, 64)), runs it on the
 // CPU executor in its checked mode (races and traps) and its fast mode,

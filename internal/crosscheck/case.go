@@ -97,8 +97,9 @@ func Config(mods []*loom.Module, prog *loom.Program) (map[string]loom.Const, []s
 
 // scalarEnv gives every scalar of kd a value: scalarDefaults by name when
 // named, 1.25 for other floats, size for index scalars (for every integer
-// scalar when not named), 2 otherwise.
-func scalarEnv(kd *loom.Kernel, cfg map[string]loom.Const, size int64, named bool) *loom.Env {
+// scalar when not named), 2 otherwise. An index scalar named in mults
+// gets size rounded up to its multiple instead.
+func scalarEnv(kd *loom.Kernel, cfg map[string]loom.Const, size int64, named bool, mults map[string]int64) *loom.Env {
 	env := &loom.Env{Config: cfg, Target: loom.TargetGPU}
 	byName := map[string]loom.Const{}
 	nameOf := func(n string) string {
@@ -107,15 +108,22 @@ func scalarEnv(kd *loom.Kernel, cfg map[string]loom.Const, size int64, named boo
 		}
 		return ""
 	}
+	value := func(t *loom.Type, name string) loom.Const {
+		c := constFor(t, nameOf(name), size)
+		if m := mults[name]; m > 0 && t.Kind == loom.TypeIndex {
+			c.Int = (size + m - 1) / m * m
+		}
+		return c
+	}
 	for _, p := range kd.Launch {
 		if p.Type != nil && p.Type.IsScalar() {
-			byName[p.Name] = constFor(p.Type, nameOf(p.Name), size)
+			byName[p.Name] = value(p.Type, p.Name)
 		}
 	}
 	for _, w := range kd.Workload {
 		v, ok := byName[w.Name]
 		if !ok {
-			v = constFor(w.Type, nameOf(w.Name), size)
+			v = value(w.Type, w.Name)
 		}
 		env.Workload = append(env.Workload, v)
 	}
@@ -127,6 +135,41 @@ func scalarEnv(kd *loom.Kernel, cfg map[string]loom.Const, size int64, named boo
 		}
 	}
 	return env
+}
+
+// multiples maps each index scalar of kd that a check mul(%p, n)
+// constrains, n a positive constant, to n (the least common multiple of
+// several), by parameter name.
+func multiples(kd *loom.Kernel, checks []loom.ArgCheck) map[string]int64 {
+	out := map[string]int64{}
+	for _, ch := range checks {
+		if ch.Pred != "mul" || len(ch.Args) != 2 || !ch.Args[1].IsConst() || ch.Args[1].Const.Int <= 0 {
+			continue
+		}
+		var p *loom.Value
+		switch a := ch.Args[0]; {
+		case a.Op == loom.ExprLaunch && a.Arg < len(kd.Launch):
+			p = kd.Launch[a.Arg]
+		case a.Op == loom.ExprWorkload && a.Arg < len(kd.Workload):
+			p = kd.Workload[a.Arg]
+		}
+		if p == nil || p.Type == nil || p.Type.Kind != loom.TypeIndex {
+			continue
+		}
+		n := ch.Args[1].Const.Int
+		if m := out[p.Name]; m > 0 {
+			n = m / gcd(m, n) * n
+		}
+		out[p.Name] = n
+	}
+	return out
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func constFor(t *loom.Type, name string, size int64) loom.Const {
@@ -163,11 +206,23 @@ func NewCase(mods []*loom.Module, prog *loom.Program, kd *loom.Kernel, cfg map[s
 	// Named scalars keep their defaults where those satisfy the checks
 	// too; a launch breaking its `where` is not legal.
 	good := false
-	for _, named := range []bool{true, false} {
+	checks := prog.ArgChecks(kd)
+	// The common size first, by name and then for every integer scalar;
+	// last, with each scalar a mul check constrains rounded up to its
+	// multiple (a row length that must be a multiple of 2048 gets 2048,
+	// the other sizes stay small).
+	for _, try := range []struct {
+		named bool
+		mults map[string]int64
+	}{{true, nil}, {false, nil}, {true, multiples(kd, checks)}} {
+		if try.mults != nil && len(try.mults) == 0 {
+			break
+		}
+		named := try.named
 		for _, size := range Sizes[min(first, len(Sizes)):] {
-			env = scalarEnv(kd, cfg, size, named)
+			env = scalarEnv(kd, cfg, size, named, try.mults)
 			good = true
-			for _, ch := range prog.ArgChecks(kd) {
+			for _, ch := range checks {
 				if ok, err := ch.Eval(env); err == nil && !ok {
 					good = false
 				}

@@ -227,3 +227,40 @@ kernel.def export("k") @k(%n: index) {
 		}
 	}
 }
+
+// TestNewCaseRoundsToMultiples: a row length that must be a multiple of
+// 2048 (and, by a second check, of 3) holds at no common size; the last
+// pass gives it the least multiple of 6144 above the size and keeps the
+// row count at the size, so the launch stays small.
+func TestNewCaseRoundsToMultiples(t *testing.T) {
+	src := `
+kernel.def export("rows") @rows(%rows: index) {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%rows, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%rows: index, %cols: index, %x: buffer) where [mul(%cols, 2048), mul(%cols, 3)] {
+  %r = kernel.workgroup.id<x> : index
+  %z = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %xv = buffer.view %x[%z] : buffer -> view<[%rows]x[%cols]xf32>
+  %v = view.load %xv[%r, %c0] : view<[%rows]x[%cols]xf32> -> f32
+  %w = scalar.addf %v, %v : f32
+  view.store %w, %xv[%r, %c0] : f32, view<[%rows]x[%cols]xf32>
+  kernel.return
+}
+`
+	m, prog := program(t, src)
+	kd, _ := prog.Kernel("rows")
+	c, err := NewCase([]*loom.Module{m}, prog, kd, nil, 7, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Size != 70 || c.Args[0].Bits != 70 || c.Args[1].Bits != 6144 {
+		t.Errorf("size %d, rows %d, cols %d; want 70, 70, 6144", c.Size, c.Args[0].Bits, c.Args[1].Bits)
+	}
+	if c.Launch.Workgroups[0] != 70 || len(c.Args[2].Buffer) != 4*70*6144 {
+		t.Errorf("%d workgroups, %d bytes of x; want 70, %d", c.Launch.Workgroups[0], len(c.Args[2].Buffer), 4*70*6144)
+	}
+	if _, err := RunCPU(c, true); err != nil {
+		t.Fatal(err)
+	}
+}
