@@ -32,6 +32,11 @@ type compiledPTX struct {
 	text, capped []byte
 	maxRegs      int
 	entry        string
+	// aligned (and alignedCapped) is the build for launches whose buffer
+	// arguments alignedParams are all at 16-byte aligned addresses
+	// (ptx.Kernel.AlignedPTX); nil when text serves every launch alone.
+	aligned, alignedCapped []byte
+	alignedParams          []int
 }
 
 // errNoPTXCompiler explains why the GPU is not used for Loom sources yet.
@@ -109,9 +114,20 @@ type gpuMem struct {
 }
 
 type gpuKernel struct {
+	// mod and fn are the build loaded at compile: the aligned one where
+	// the kernel has it (alignedParams non-empty), else the one for every
+	// launch.
 	mod  *hip.Module
 	fn   *hip.Function
 	args *hip.Args // reused while the argument layout stays the same
+	// alignedParams are the launch arguments fn needs at 16-byte aligned
+	// addresses. A launch with one that is not takes the general build,
+	// loaded on first need into generalMod/general from src: allocations
+	// are aligned, so only a sub-slice at an odd offset ever needs it.
+	alignedParams []int
+	src           compiledPTX
+	generalMod    *hip.Module
+	general       *hip.Function
 	// maxDynamic is the dynamic shared memory a launch may ask for: the
 	// device's opt-in limit less the kernel's static shared memory.
 	maxDynamic int
@@ -211,11 +227,18 @@ func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
-	mod, fn, err := ptxload.Load(b.ctx, c.text, c.capped, c.maxRegs, c.entry)
+	text, capped := c.text, c.capped
+	if len(c.aligned) > 0 {
+		text, capped = c.aligned, c.alignedCapped
+	}
+	mod, fn, err := ptxload.Load(b.ctx, text, capped, c.maxRegs, c.entry)
 	if err != nil {
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
 	k := &gpuKernel{mod: mod, fn: fn}
+	if len(c.aligned) > 0 {
+		k.alignedParams, k.src = c.alignedParams, c
+	}
 	if req.Program == nil || req.Kernel == nil {
 		return k, nil
 	}
@@ -240,7 +263,52 @@ func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
 func (b *gpuBackend) maxWorkgroupStorage(k devKernel) int { return k.(*gpuKernel).maxDynamic }
 
 func (b *gpuBackend) freeKernel(k devKernel) error {
-	return k.(*gpuKernel).mod.Close()
+	g := k.(*gpuKernel)
+	err := g.mod.Close()
+	if g.generalMod != nil {
+		err = errors.Join(err, g.generalMod.Close())
+	}
+	return err
+}
+
+// function is the build of k that a launch with args may take: fn when
+// every argument of alignedParams is at a 16-byte aligned address (the
+// test the general build makes at entry), else the general build, JIT-
+// compiled on first need.
+func (b *gpuBackend) function(k *gpuKernel, args []launchArg) (*hip.Function, error) {
+	if alignedArgs(k.alignedParams, args) {
+		return k.fn, nil
+	}
+	if k.general != nil {
+		return k.general, nil
+	}
+	c := k.src
+	mod, fn, err := ptxload.Load(b.ctx, c.text, c.capped, c.maxRegs, c.entry)
+	if err != nil {
+		return nil, fmt.Errorf("%w: kernel %s: the build for buffers not 16-byte aligned: %w", ErrCompile, c.entry, err)
+	}
+	if k.maxDynamic > 0 {
+		if err := fn.SetMaxDynamicSharedBytes(k.maxDynamic); err != nil {
+			mod.Close()
+			return nil, fmt.Errorf("%w: kernel %s: the build for buffers not 16-byte aligned: %w", ErrCompile, c.entry, err)
+		}
+	}
+	k.generalMod, k.general = mod, fn
+	return fn, nil
+}
+
+// alignedArgs reports whether every buffer argument listed in params is
+// at an address that is a multiple of 16.
+func alignedArgs(params []int, args []launchArg) bool {
+	for _, i := range params {
+		if i >= len(args) || !args[i].Buffer {
+			return false
+		}
+		if a := args[i]; uint64(a.Mem.(*gpuMem).ptr.Add(a.Off))%16 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // pack fills the kernel's reusable Args from a launch's packed arguments.
@@ -310,7 +378,11 @@ func dims(v [3]int) hip.Dim3 { return hip.Dim3{X: uint32(v[0]), Y: uint32(v[1]),
 
 func (b *gpuBackend) launch(l *launchCmd) error {
 	k := l.Kernel.(*gpuKernel)
-	return b.stream.Launch(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), k.pack(l.Args))
+	fn, err := b.function(k, l.Args)
+	if err != nil {
+		return err
+	}
+	return b.stream.Launch(fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), k.pack(l.Args))
 }
 
 // packLaunch packs l into the driver's call frame and a parameter block of
@@ -318,9 +390,13 @@ func (b *gpuBackend) launch(l *launchCmd) error {
 // so a sealed dispatch's launch is the same bytes every time.
 func (b *gpuBackend) packLaunch(l *launchCmd) (*hip.PackedLaunch, error) {
 	k := l.Kernel.(*gpuKernel)
+	fn, err := b.function(k, l.Args)
+	if err != nil {
+		return nil, err
+	}
 	args := newArgs(l.Args)
 	setArgs(args, l.Args)
-	return b.stream.Pack(k.fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), args)
+	return b.stream.Pack(fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), args)
 }
 
 func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
@@ -344,7 +420,10 @@ func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
 		switch {
 		case n.Launch != nil:
 			k := n.Launch.Kernel.(*gpuKernel)
-			made[i], err = g.AddKernel(k.fn, dims(n.Launch.Workgroups), dims(n.Launch.WorkgroupSize), uint32(n.Launch.WorkgroupStorage), k.pack(n.Launch.Args), deps...)
+			var fn *hip.Function
+			if fn, err = b.function(k, n.Launch.Args); err == nil {
+				made[i], err = g.AddKernel(fn, dims(n.Launch.Workgroups), dims(n.Launch.WorkgroupSize), uint32(n.Launch.WorkgroupStorage), k.pack(n.Launch.Args), deps...)
+			}
 		case n.Fill != nil:
 			made[i], err = g.AddMemset(n.Fill.Mem.(*gpuMem).ptr.Add(n.Fill.Off), n.Fill.Value, 4, n.Fill.N/4, deps...)
 		default:

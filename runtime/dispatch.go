@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -221,6 +222,9 @@ func (s *Session) seal(ck *compiledKernel, k Kernel, workload, args []Arg) (*sea
 	}
 	if p, ok := s.be.(launchPacker); ok {
 		if sd.packed, err = p.packLaunch(l); err != nil {
+			if errors.Is(err, ErrCompile) { // JIT of the build for misaligned buffers
+				return nil, fmt.Errorf("packing the launch: %w", err)
+			}
 			return nil, fmt.Errorf("%w: packing the launch: %w", ErrArgument, err)
 		}
 	}

@@ -25,6 +25,10 @@ func init() {
 		if err != nil {
 			return compiledPTX{}, err
 		}
-		return compiledPTX{text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs, entry: k.Entry}, nil
+		c := compiledPTX{text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs, entry: k.Entry}
+		if k.AlignedPTX != "" {
+			c.aligned, c.alignedCapped, c.alignedParams = []byte(k.AlignedPTX), []byte(k.CappedAlignedPTX()), k.AlignedParams
+		}
+		return c, nil
 	}
 }

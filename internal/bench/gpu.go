@@ -258,12 +258,18 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 	if err != nil {
 		return fail(err)
 	}
+	// Device allocations are aligned, so ours is the build the runtime
+	// launches on them: the one for aligned buffers where there is one.
+	text, capped := k.PTX, k.CappedPTX()
+	if k.AlignedPTX != "" {
+		text, capped = k.AlignedPTX, k.CappedAlignedPTX()
+	}
 	if g.opt.DumpPTX != "" {
-		if err := os.WriteFile(filepath.Join(g.opt.DumpPTX, k.Entry+".loom.ptx"), []byte(k.PTX), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(g.opt.DumpPTX, k.Entry+".loom.ptx"), []byte(text), 0o644); err != nil {
 			return fail(err)
 		}
 	}
-	mod, fn, err := ptxload.Load(g.ctx, []byte(k.PTX), []byte(k.CappedPTX()), k.MaxRegs, k.Entry)
+	mod, fn, err := ptxload.Load(g.ctx, []byte(text), []byte(capped), k.MaxRegs, k.Entry)
 	if err != nil {
 		return fail(fmt.Errorf("%s: JIT of our PTX: %w", inst.Export, err))
 	}
@@ -345,6 +351,17 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 					args.SetBytes(i, b[:sizes[i]])
 				default:
 					args.SetPtr(i, bufs[i][c%len(bufs[i])])
+				}
+			}
+			if name == "loom" {
+				for _, i := range k.AlignedParams {
+					ptr := l.out.Ptr()
+					if i != outAt {
+						ptr = bufs[i][c%len(bufs[i])]
+					}
+					if ptr%16 != 0 {
+						return nil, fmt.Errorf("%s: argument %d is not 16-byte aligned, as the build for aligned buffers needs", inst.Export, i)
+					}
 				}
 			}
 			if err := args.Err(); err != nil {

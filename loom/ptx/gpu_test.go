@@ -105,6 +105,41 @@ func TestGPUCorpus(t *testing.T) {
 	}
 }
 
+// TestGPUAlignedBuild runs the aligned build (Kernel.AlignedPTX) of every
+// corpus kernel that has one on aligned buffers, as the runtime launches
+// it: results must equal the CPU executor's.
+func TestGPUAlignedBuild(t *testing.T) {
+	ctx, s := gpuContext(t)
+	cases, ks := corpusCases(t)
+	ran := 0
+	for i, c := range cases {
+		if ks[i].AlignedPTX == "" {
+			continue
+		}
+		ran++
+		k := *ks[i]
+		k.PTX = k.AlignedPTX
+		t.Run(c.Name, func(t *testing.T) {
+			want, err := runCPU(c)
+			if err != nil {
+				t.Fatalf("the CPU executor rejects the inputs, so nothing could be compared (TestHarnessCPU): %v", err)
+			}
+			got := runGPU(t, ctx, s, &k, c, 0)
+			for j := range got {
+				if got[j] == nil {
+					continue
+				}
+				if err := compare(c, j, got[j], want[j]); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	if ran == 0 {
+		t.Fatal("no corpus kernel has an aligned build")
+	}
+}
+
 // TestGPUVectorMisaligned runs the vector corpus kernels, and every other
 // kernel with an aligned body version (bodyVersions: its async copies),
 // with every buffer starting misalignment(c) bytes into its allocation (as

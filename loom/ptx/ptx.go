@@ -51,8 +51,19 @@ type Kernel struct {
 	// Entry is the name of the .entry function in PTX (the export name,
 	// with characters PTX does not accept replaced).
 	Entry string
-	// PTX is the complete module text.
+	// PTX is the complete module text. Where the body's accesses depend on
+	// the buffers' run-time alignment it holds two versions and picks one
+	// at entry by testing the addresses of AlignedParams.
 	PTX string
+	// AlignedPTX, when PTX holds two versions, is the same entry with only
+	// the one for buffers at 16-byte aligned addresses: no entry test, no
+	// fallback, often fewer registers. A launch may use it only when every
+	// buffer argument listed in AlignedParams is at an address that is a
+	// multiple of 16; PTX serves any launch. "" when PTX has one version.
+	AlignedPTX string
+	// AlignedParams are the launch parameter indices (buffers) whose
+	// addresses select AlignedPTX; nil when AlignedPTX is "".
+	AlignedParams []int
 	// Params describe the entry's parameters in launch-signature order.
 	Params []Param
 	// Providers lists, for each template apply, which provider ran:
@@ -78,20 +89,27 @@ type Kernel struct {
 
 // CappedPTX is PTX with `.maxnreg MaxRegs` after the entry's .reqntid:
 // ptxas may use up to that many registers. It is "" when MaxRegs is 0.
-func (k *Kernel) CappedPTX() string {
-	if k.MaxRegs == 0 {
+func (k *Kernel) CappedPTX() string { return k.capped(k.PTX) }
+
+// CappedAlignedPTX is AlignedPTX capped as CappedPTX caps PTX; "" when
+// either is.
+func (k *Kernel) CappedAlignedPTX() string { return k.capped(k.AlignedPTX) }
+
+// capped inserts `.maxnreg MaxRegs` after the .reqntid of module text.
+func (k *Kernel) capped(text string) string {
+	if k.MaxRegs == 0 || text == "" {
 		return ""
 	}
-	i := strings.Index(k.PTX, "\n.reqntid ")
+	i := strings.Index(text, "\n.reqntid ")
 	if i < 0 {
 		return ""
 	}
-	j := strings.IndexByte(k.PTX[i+1:], '\n')
+	j := strings.IndexByte(text[i+1:], '\n')
 	if j < 0 {
 		return ""
 	}
 	at := i + 1 + j + 1
-	return k.PTX[:at] + fmt.Sprintf(".maxnreg %d\n", k.MaxRegs) + k.PTX[at:]
+	return text[:at] + fmt.Sprintf(".maxnreg %d\n", k.MaxRegs) + text[at:]
 }
 
 // Param is one entry parameter.

@@ -22,6 +22,12 @@ import (
 // branches once, uniformly, on the conjunction. Both versions walk the
 // same ops in the same order, so the second reuses the first's workgroup
 // and private allocations (allocaReplay) instead of declaring its own.
+//
+// The aligned version is also kept alone (Kernel.AlignedPTX): a host that
+// knows the buffers' addresses at dispatch launches it where they are all
+// aligned. Its registers are its own, where the versioned kernel's are
+// those of its heavier version: the byte-wise fallback of an unrolled sweep
+// took the suite's softmax to 64 registers, its aligned version alone 34.
 
 // allocaDecl is one buffer.alloca's array, recorded for the second version.
 type allocaDecl struct {
@@ -30,9 +36,9 @@ type allocaDecl struct {
 }
 
 // bodyVersions emits the kernel body, versioned on the alignment
-// predicates of bufs (the buffer parameters that have one) when the
-// body's accesses use them.
-func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
+// predicates of bufs (the buffer parameters that have one; idx are their
+// launch parameter indices) when the body's accesses use them.
+func (e *emitter) bodyVersions(body *loom.Region, bufs []*val, idx []int) error {
 	mark := e.body.Len()
 	e.allocas, e.allocaReplay = nil, nil
 	e.versionOn = map[string]bool{}
@@ -43,9 +49,11 @@ func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
 	text := e.body.String()
 	slow := text[mark:]
 	var preds []string
-	for _, b := range bufs {
+	var tested []int
+	for i, b := range bufs {
 		if guardsAccess(slow, b.alignPred) || e.versionOn[b.alignPred] {
 			preds = append(preds, b.alignPred)
+			tested = append(tested, idx[i])
 		}
 	}
 	if len(preds) == 0 {
@@ -61,6 +69,7 @@ func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
 	}
 	misaligned := e.newLabel("misaligned")
 	e.ins("@!%s bra %s", all, misaligned)
+	start := e.body.Len()
 	saved := make([]val, len(bufs))
 	for i, b := range bufs {
 		saved[i] = *b
@@ -82,6 +91,8 @@ func (e *emitter) bodyVersions(body *loom.Region, bufs []*val) error {
 		return nil
 	}
 	e.ins("ret")
+	e.alignedBody = text[:mark] + e.body.String()[start:]
+	e.alignedParams = tested
 	e.label(misaligned)
 	e.body.WriteString(slow)
 	return nil

@@ -57,11 +57,31 @@ func TestVersionedOnAlignment(t *testing.T) {
 	if n := strings.Count(k.PTX, ".shared .align"); n != strings.Count(fallbackVersion(k.PTX), ".shared .align") || k.WorkgroupStorageBytes == 0 {
 		t.Errorf("workgroup arrays declared per version")
 	}
+	// The aligned version alone: the same entry and parameters, the aligned
+	// body's instructions, no branch to a fallback and no guarded access.
+	al := k.AlignedPTX
+	if al == "" || len(k.AlignedParams) == 0 {
+		t.Fatalf("no aligned build (params %v)", k.AlignedParams)
+	}
+	if strings.Contains(al, "misaligned") || regexp.MustCompile(`@!?%p\d+ (ld|st)\.global`).MatchString(al) {
+		t.Errorf("the aligned build has a fallback:\n%s", al)
+	}
+	if head := k.PTX[:strings.Index(k.PTX, "{")]; !strings.HasPrefix(al, head) {
+		t.Errorf("the aligned build's entry differs:\n%s", al[:strings.Index(al, "{")])
+	}
+	if _, body, _ := strings.Cut(strings.TrimPrefix(fast, "\n"), "\n"); !strings.Contains(al, body) { // past the branch
+		t.Errorf("the aligned build is not the aligned version:\n%s", al)
+	}
+	for _, i := range k.AlignedParams {
+		if i >= len(k.Params) || !k.Params[i].Buffer {
+			t.Errorf("aligned parameter %d is not a buffer (%v)", i, k.Params)
+		}
+	}
 	k, err = Compile([]*loom.Module{parseSrc(t, kernelWith("%a = view.load %v[%i] : view<[%n]xf32> -> f32\n  view.store %a, %v[%i] : f32, view<[%n]xf32>"))}, "k", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(k.PTX, "misaligned") {
+	if strings.Contains(k.PTX, "misaligned") || k.AlignedPTX != "" || k.AlignedParams != nil {
 		t.Errorf("a kernel without vector accesses is versioned:\n%s", k.PTX)
 	}
 }
