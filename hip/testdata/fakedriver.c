@@ -71,10 +71,15 @@ int cuGetErrorName(int code, const char **name) {
 	return 1;
 }
 int cuStreamCreate(uintptr_t *s, unsigned flags) { NEED_CTX; (void)flags; *s = 0x2000; return 0; }
+/* Each module load gets its own handle (0x3000 + 16·n for the n-th) and its
+ * function one of its own (0x4000 + the same), so a test can tell which
+ * build a launch took (fake_last_function) and count loads. */
+static long module_loads;
+long fake_module_loads(void) { return __atomic_load_n(&module_loads, __ATOMIC_RELAXED); }
 int cuModuleLoadDataEx(uintptr_t *m, const void *img, unsigned n, int *opts, void **vals) { NEED_CTX;
-	(void)img; (void)n; (void)opts; (void)vals; *m = 0x3000; return 0;
+	(void)img; (void)n; (void)opts; (void)vals; *m = 0x3000 + 16 * __atomic_add_fetch(&module_loads, 1, __ATOMIC_RELAXED); return 0;
 }
-int cuModuleGetFunction(uintptr_t *f, uintptr_t m, const char *name) { NEED_CTX; (void)m; (void)name; *f = 0x4000; return 0; }
+int cuModuleGetFunction(uintptr_t *f, uintptr_t m, const char *name) { NEED_CTX; (void)name; *f = m + 0x1000; return 0; }
 int cuFuncGetAttribute(int *v, int attr, uintptr_t f) { NEED_CTX; (void)attr; (void)f; *v = 1; return 0; }
 int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) { NEED_CTX;
 	(void)f; if ((int)i >= env("FAKE_PARAMS", 2)) return 1; *off = 8 * i; *size = 8; return 0;
@@ -84,6 +89,9 @@ int cuFuncGetParamInfo(uintptr_t f, size_t i, size_t *off, size_t *size) { NEED_
  * (fake_last_launch copies it). */
 static uint64_t last_launch[7];
 void fake_last_launch(uint64_t *out) { for (int i = 0; i < 7; i++) out[i] = last_launch[i]; }
+/* fake_last_function is the function handle of the last launch. */
+static uint64_t last_function;
+uint64_t fake_last_function(void) { return last_function; }
 
 /* With FAKE_PARAM_SIZES set ("4,16,2": the byte sizes of the first
  * parameters, at most 8 of at most 64 bytes), a launch also keeps exactly
@@ -127,9 +135,10 @@ static void launch_work(void) {
 int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, uintptr_t stream, void **params, void **extra) {
 	if (!stream_ok()) return 201;
-	(void)f; (void)gy; (void)gz; (void)by; (void)bz; (void)stream; (void)extra;
+	(void)gy; (void)gz; (void)by; (void)bz; (void)stream; (void)extra;
 	if (!gx || !gy || !gz || !bx || !by || !bz || bx > 1024) return 1; /* CUDA_ERROR_INVALID_VALUE */
 	last_launch[0] = gx; last_launch[1] = bx; last_launch[2] = shared;
+	last_function = f;
 	for (int i = 3; i < 7; i++) last_launch[i] = 0;
 	/* Read the parameters the way a driver does: through the pointers (the
 	 * first FAKE_READ_PARAMS of them, default 2). */
