@@ -242,7 +242,31 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 			}
 		}
 	}
-	return verdict(res, race, rerun, diff), nil
+	if res = verdict(res, race, rerun, diff); res.Status != Same || pk.AlignedPTX == "" {
+		return res, nil
+	}
+	// The build the runtime launches where the buffers are aligned, as
+	// these are: the same instructions as the aligned version the runs
+	// above took, assembled alone.
+	ak := *pk
+	ak.PTX = pk.AlignedPTX
+	al, err := dev.run(&ak, c)
+	if err != nil {
+		res.Status, res.Detail = Skipped, "GPU (aligned build): "+err.Error()
+		if errors.Is(err, crosscheck.ErrDeviceFault) {
+			return res, err
+		}
+		return res, nil
+	}
+	for j := range al {
+		if al[j] != nil {
+			if d := crosscheck.Compare(c, j, al[j], want[j]); d != nil {
+				res.Status, res.Detail = Differs, "aligned build: "+d.Describe("gpu")
+				return res, nil
+			}
+		}
+	}
+	return res, nil
 }
 
 // verdict is a kernel's outcome once it ran on both backends: race is the

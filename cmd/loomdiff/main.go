@@ -17,7 +17,8 @@
 // as their analysed extents — 64 KiB where the extent is unknown, noted
 // per kernel — floats in [-2, 2), integers in [1, 64)), runs it on the
 // CPU executor in its checked mode (races and traps) and its fast mode,
-// then twice on the GPU, and compares every buffer: bit-exact where the
+// then twice on the GPU (and once more with the kernel's build for aligned
+// buffers, ptx.Kernel.AlignedPTX, where it has one), and compares every buffer: bit-exact where the
 // kernel's ops are exact, within the bounds of LOOM.md §11 where it uses
 // approximate math or reorders float sums (crosscheck.Accuracy). Each
 // kernel gets one line:
