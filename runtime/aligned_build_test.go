@@ -56,7 +56,8 @@ func scale4D(t *testing.T, s *Session, k Kernel, n int, src, dst Slice[float32])
 // address 0), compiling scale4 loads one module, its aligned build, which
 // dispatches on aligned buffers launch; the first dispatch with a buffer 4
 // bytes into its allocation loads the self-versioning build once, and
-// launches it, directly, packed, and within several commands.
+// launches it, directly, packed, and within several commands; a graph of
+// both records and replays.
 func TestAlignedBuildFakeDriver(t *testing.T) {
 	so := fakeCUDA(t)
 	s, _, x, y := openFakeCUDA(t, so)
@@ -93,6 +94,12 @@ func TestAlignedBuildFakeDriver(t *testing.T) {
 		if got := lastFn(); got != uint64(gk.general.Handle()) || got == fast {
 			t.Fatalf("misaligned dispatch launched %#x, want the general build %#x", got, gk.general.Handle())
 		}
+	}
+	if err := s.Record("odd", []Command{aligned, odd}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Replay("odd"); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.Run([]Command{aligned}); err != nil || lastFn() != fast {
 		t.Fatalf("aligned dispatch after a misaligned one launched %#x (%v), want %#x", lastFn(), err, fast)
