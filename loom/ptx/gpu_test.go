@@ -93,14 +93,7 @@ func TestGPUCorpus(t *testing.T) {
 			if cpuErr != nil {
 				t.Fatalf("GPU ran, but the CPU executor rejects the inputs, so nothing is compared (TestHarnessCPU): %v", cpuErr)
 			}
-			for j := range got {
-				if got[j] == nil {
-					continue
-				}
-				if err := compare(c, j, got[j], want[j]); err != nil {
-					t.Error(err)
-				}
-			}
+			compareBuffers(t, c, got, want)
 		})
 	}
 }
@@ -125,14 +118,7 @@ func TestGPUAlignedBuild(t *testing.T) {
 				t.Fatalf("the CPU executor rejects the inputs, so nothing could be compared (TestHarnessCPU): %v", err)
 			}
 			got := runGPU(t, ctx, s, &k, c, 0)
-			for j := range got {
-				if got[j] == nil {
-					continue
-				}
-				if err := compare(c, j, got[j], want[j]); err != nil {
-					t.Error(err)
-				}
-			}
+			compareBuffers(t, c, got, want)
 		})
 	}
 	if ran == 0 {
@@ -162,14 +148,7 @@ func TestGPUVectorMisaligned(t *testing.T) {
 				t.Fatalf("the CPU executor rejects the inputs, so nothing could be compared (TestHarnessCPU): %v", err)
 			}
 			got := runGPU(t, ctx, s, k, c, misalignment(c))
-			for j := range got {
-				if got[j] == nil {
-					continue
-				}
-				if err := compare(c, j, got[j], want[j]); err != nil {
-					t.Error(err)
-				}
-			}
+			compareBuffers(t, c, got, want)
 		})
 	}
 	if ran == 0 {
@@ -202,6 +181,20 @@ func runGPU(t *testing.T, ctx *hip.Context, s *hip.Stream, k *Kernel, c *crossch
 		t.Fatal(err)
 	}
 	return out
+}
+
+// compareBuffers reports every buffer of got (the GPU's; nil where not
+// compared) that differs from want (the CPU executor's) beyond c's bounds.
+func compareBuffers(t *testing.T, c *crosscheck.Case, got, want [][]byte) {
+	t.Helper()
+	for j := range got {
+		if got[j] == nil {
+			continue
+		}
+		if err := compare(c, j, got[j], want[j]); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 // entryOf is what crosscheck.RunPTX needs of k.
