@@ -4,6 +4,14 @@
 //
 //	ptxtime -entry NAME -grid X,Y,Z -block X,Y,Z -p SPEC... A.ptx B.ptx...
 //
+// A source ending in .loom is compiled here with loom/ptx (the kernel
+// exported as NAME) and stands for the builds the runtime may load of it:
+// its self-versioning PTX ("FILE.loom (versioned)") and, where it has one,
+// its build for aligned buffers ("FILE.loom (aligned)"), each with the
+// .maxnreg-capped alternative internal/ptxload weighs, as the runtime
+// loads them. Every buffer is a device allocation, so the aligned build
+// is legal for the inputs.
+//
 // Each SPEC is a kernel parameter, in order: i32:V (a 4-byte scalar;
 // index parameters are 4 bytes), i64:V (8 bytes) or buf:BYTES (a device
 // buffer filled with pseudo-random f32 words in [-1, 1), the same for
@@ -33,6 +41,8 @@ import (
 
 	"github.com/loomgen/loomgen/hip"
 	"github.com/loomgen/loomgen/internal/ptxload"
+	"github.com/loomgen/loomgen/loom"
+	"github.com/loomgen/loomgen/loom/ptx"
 )
 
 func main() {
@@ -161,12 +171,17 @@ func run(argv []string, out io.Writer) error {
 	defer s.Close()
 	ctx := s.Context()
 	defer ctx.Close()
+	srcs, err := sources(fl.Args(), *entry)
+	if err != nil {
+		return err
+	}
 	var builds []*build
-	for _, path := range fl.Args() {
-		b, err := load(ctx, path, *entry, params, sizes)
+	for _, src := range srcs {
+		b, err := load(ctx, src, *entry, params, sizes)
 		if err != nil {
 			return err
 		}
+		path := src.name
 		builds = append(builds, b)
 		a := b.fn.Attributes()
 		fmt.Fprintf(out, "%s: %d registers, %d bytes local\n", path, a.NumRegs, a.LocalSizeBytes)
@@ -245,13 +260,48 @@ func run(argv []string, out io.Writer) error {
 	return nil
 }
 
-// load loads one PTX build and gives it its own buffers.
-func load(ctx *hip.Context, path, entry string, params []param, sizes []int) (*build, error) {
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// source is one build to time: PTX text, with the capped alternative
+// ptxload weighs (nil for a .ptx file, loaded as it is).
+type source struct {
+	name         string
+	text, capped []byte
+	maxRegs      int
+}
+
+// sources reads the builds named on the command line: a .ptx file is one
+// build; a .loom file is compiled (export entry) into its versioned build
+// and, where it has one, its aligned build.
+func sources(paths []string, entry string) ([]source, error) {
+	var out []source
+	for _, path := range paths {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.HasSuffix(path, ".loom") {
+			out = append(out, source{name: path, text: text})
+			continue
+		}
+		mods, err := loom.ParsePackage(loom.File{Name: path, Src: text})
+		if err != nil {
+			return nil, err
+		}
+		k, err := ptx.Compile(mods, entry, ptx.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, source{name: path + " (versioned)", text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs})
+		if k.AlignedPTX != "" {
+			out = append(out, source{name: path + " (aligned)", text: []byte(k.AlignedPTX), capped: []byte(k.CappedAlignedPTX()), maxRegs: k.MaxRegs})
+		}
 	}
-	_, fn, err := ptxload.Load(ctx, text, nil, 0, entry)
+	return out, nil
+}
+
+// load loads one build and gives it its own buffers.
+func load(ctx *hip.Context, src source, entry string, params []param, sizes []int) (*build, error) {
+	path := src.name
+	_, fn, err := ptxload.Load(ctx, src.text, src.capped, src.maxRegs, entry)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

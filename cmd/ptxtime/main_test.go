@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -92,5 +93,36 @@ func TestRunErrors(t *testing.T) {
 	err := run([]string{"-entry", "k", "-p", "i32:1", "no-such.ptx"}, &out)
 	if !errors.Is(err, hip.ErrNoLibrary) && !errors.Is(err, hip.ErrNoDevice) && !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%v, want hip.ErrNoLibrary, hip.ErrNoDevice or a missing file", err)
+	}
+}
+
+// TestSourcesFromLoom: a .loom source stands for its versioned build and
+// its aligned build (the softmax has both), a .ptx file for itself; a
+// missing export or file is an error naming it.
+func TestSourcesFromLoom(t *testing.T) {
+	loomPath := "../../internal/bench/kernels/softmax.loom"
+	srcs, err := sources([]string{loomPath}, "softmax_f32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 2 || srcs[0].name != loomPath+" (versioned)" || srcs[1].name != loomPath+" (aligned)" {
+		t.Fatalf("builds %v", srcs)
+	}
+	if !strings.Contains(string(srcs[0].text), "$L_misaligned_") || strings.Contains(string(srcs[1].text), "$L_misaligned_") {
+		t.Error("the versioned build has no fallback, or the aligned one has")
+	}
+	if _, err := sources([]string{loomPath}, "no_such_kernel"); err == nil || !strings.Contains(err.Error(), "softmax.loom") {
+		t.Errorf("missing export: %v", err)
+	}
+	ptxPath := t.TempDir() + "/k.ptx"
+	if err := os.WriteFile(ptxPath, []byte(".version 8.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err = sources([]string{ptxPath}, "k")
+	if err != nil || len(srcs) != 1 || srcs[0].name != ptxPath || srcs[0].capped != nil {
+		t.Errorf("a .ptx file: %v, %v", srcs, err)
+	}
+	if _, err := sources([]string{"missing.ptx"}, "k"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
 	}
 }
