@@ -93,7 +93,7 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Modu
 	if err != nil {
 		b.Fatal(err)
 	}
-	mod, err := ctx.LoadModule([]byte(k.PTX))
+	mod, err := ctx.LoadModule([]byte(launchedPTX(k)))
 	if err != nil {
 		b.Fatalf("JIT: %v", err)
 	}

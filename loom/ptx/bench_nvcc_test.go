@@ -138,11 +138,11 @@ func loadPair(b *testing.B, ctx *hip.Context, s *hip.Stream, nvMod *hip.Module, 
 		b.Fatal(err)
 	}
 	if dir := os.Getenv("PTX_DUMP"); dir != "" {
-		if err := os.WriteFile(filepath.Join(dir, k.Entry+".loom.ptx"), []byte(k.PTX), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, k.Entry+".loom.ptx"), []byte(launchedPTX(k)), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
-	mod, err := ctx.LoadModule([]byte(k.PTX))
+	mod, err := ctx.LoadModule([]byte(launchedPTX(k)))
 	if err != nil {
 		b.Fatalf("%s: JIT of our PTX: %v", export, err)
 	}
