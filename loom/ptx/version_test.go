@@ -1,11 +1,14 @@
 package ptx
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/loomgen/loomgen/internal/hrxsamples"
+	"github.com/loomgen/loomgen/internal/loomcorpus"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -84,4 +87,98 @@ func TestVersionedOnAlignment(t *testing.T) {
 	if strings.Contains(k.PTX, "misaligned") || k.AlignedPTX != "" || k.AlignedParams != nil {
 		t.Errorf("a kernel without vector accesses is versioned:\n%s", k.PTX)
 	}
+}
+
+// entryBranchRE is the versioned body's entry branch to its fallback.
+var entryBranchRE = regexp.MustCompile(`\n\t@!(%p\d+) bra (\$L_misaligned_\d+);\n`)
+
+// andPredRE is one step of the conjunction of the entry predicates.
+var andPredRE = regexp.MustCompile(`\n\tand\.pred (%p\d+), (%p\d+), %p\d+;$`)
+
+// alignedOf derives the aligned build from versioned PTX: without the
+// conjunction feeding the entry branch, the branch, and everything from
+// the fallback's label to the entry's closing brace.
+func alignedOf(full string) (string, bool) {
+	m := entryBranchRE.FindStringSubmatchIndex(full)
+	if m == nil {
+		return "", false
+	}
+	pred, label := full[m[2]:m[3]], full[m[4]:m[5]]
+	head := full[:m[0]]
+	for {
+		a := andPredRE.FindStringSubmatchIndex(head)
+		if a == nil || head[a[2]:a[3]] != pred {
+			break
+		}
+		pred, head = head[a[4]:a[5]], head[:a[0]]
+	}
+	rest := full[m[1]-1:]
+	i := strings.Index(rest, "\n"+label+":")
+	j := strings.LastIndex(rest, "\n}")
+	if i < 0 || j < i {
+		return "", false
+	}
+	return head + rest[:i] + rest[j:], true
+}
+
+// TestAlignedBuildIsAlignedVersion: for every kernel of the GPU corpus
+// (what TestGPUCorpus and TestGPUVectorMisaligned run), of the suite and of
+// Loom's corpus where its snapshot is present, AlignedPTX is exactly the
+// versioned PTX's aligned version alone, and a kernel has one exactly when
+// its PTX is versioned: the runtime's aligned build runs no instruction
+// the versioned kernel does not run on aligned buffers.
+func TestAlignedBuildIsAlignedVersion(t *testing.T) {
+	files := corpusFiles(t)
+	bench, _ := filepath.Glob(filepath.Join("..", "..", "internal", "bench", "kernels", "*.loom"))
+	files = append(files, bench...)
+	if _, err := os.Stat(hrxsamples.Dir); err == nil {
+		hrx, err := loomcorpus.Files([]string{hrxsamples.Dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, hrx...)
+	}
+	versioned := 0
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range loomcorpus.Sources(path, src) {
+			if s.Excluded != "" {
+				continue
+			}
+			mods, err := loom.ParsePackage(s.File)
+			if err != nil {
+				continue
+			}
+			for _, m := range mods {
+				for _, kd := range m.Kernels {
+					if kd.Decl {
+						continue
+					}
+					k, err := Compile(mods, kd.Export, Options{Config: testConfig(m)})
+					if err != nil {
+						continue
+					}
+					want, ok := alignedOf(k.PTX)
+					if ok != (k.AlignedPTX != "") || ok != (len(k.AlignedParams) > 0) {
+						t.Errorf("%s/%s: versioned %v, aligned build %v, aligned parameters %v", s.Name, kd.Export, ok, k.AlignedPTX != "", k.AlignedParams)
+						continue
+					}
+					if !ok {
+						continue
+					}
+					versioned++
+					if k.AlignedPTX != want {
+						t.Errorf("%s/%s: the aligned build is not the versioned kernel's aligned version", s.Name, kd.Export)
+					}
+				}
+			}
+		}
+	}
+	if versioned == 0 {
+		t.Fatal("no versioned kernel")
+	}
+	t.Logf("%d versioned kernels, each with its aligned build", versioned)
 }
