@@ -284,14 +284,13 @@ func (b *gpuBackend) function(k *gpuKernel, args []launchArg) (*hip.Function, er
 	}
 	c := k.src
 	mod, fn, err := ptxload.Load(b.ctx, c.text, c.capped, c.maxRegs, c.entry)
+	if err == nil && k.maxDynamic > 0 {
+		if err = fn.SetMaxDynamicSharedBytes(k.maxDynamic); err != nil {
+			mod.Close()
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: kernel %s: the build for buffers not 16-byte aligned: %w", ErrCompile, c.entry, err)
-	}
-	if k.maxDynamic > 0 {
-		if err := fn.SetMaxDynamicSharedBytes(k.maxDynamic); err != nil {
-			mod.Close()
-			return nil, fmt.Errorf("%w: kernel %s: the build for buffers not 16-byte aligned: %w", ErrCompile, c.entry, err)
-		}
 	}
 	k.generalMod, k.general = mod, fn
 	return fn, nil
