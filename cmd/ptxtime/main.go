@@ -164,6 +164,10 @@ func run(argv []string, out io.Writer) error {
 		}
 		sizes[i] = params[i].size
 	}
+	srcs, err := sources(fl.Args(), *entry)
+	if err != nil {
+		return err
+	}
 	s, err := hip.OpenStream(hip.CUDA, 0)
 	if err != nil {
 		return err
@@ -171,10 +175,6 @@ func run(argv []string, out io.Writer) error {
 	defer s.Close()
 	ctx := s.Context()
 	defer ctx.Close()
-	srcs, err := sources(fl.Args(), *entry)
-	if err != nil {
-		return err
-	}
 	var builds []*build
 	for _, src := range srcs {
 		b, err := load(ctx, src, *entry, params, sizes)
