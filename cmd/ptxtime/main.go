@@ -20,6 +20,10 @@
 // once, and its buffers are compared byte for byte with the first
 // build's; then -rounds rounds, after three untimed ones, each launch
 // -n times per build between two events, the order rotating every round.
+// A source written PATH@BYTES launches with BYTES (at most 48 KiB) of
+// dynamic workgroup memory that the kernel does not use, fewer workgroups
+// to an SM: it tells an occupancy effect from a code one.
+//
 // It prints each build's registers and local bytes, whether its buffers
 // equal the first build's, and the nearest-rank median time per launch
 // with the ratio first ÷ this (above 1: this build is faster). It needs
@@ -120,11 +124,13 @@ func parseDim(what, s string) (hip.Dim3, error) {
 
 // build is one PTX file loaded, with its own buffers.
 type build struct {
-	path  string
-	fn    *hip.Function
-	args  *hip.Args
-	bufs  []*hip.DeviceMemory // nil for scalars
-	times []float64
+	path string
+	fn   *hip.Function
+	args *hip.Args
+	// shared is the dynamic workgroup memory each launch takes.
+	shared uint32
+	bufs   []*hip.DeviceMemory // nil for scalars
+	times  []float64
 }
 
 func run(argv []string, out io.Writer) error {
@@ -188,7 +194,7 @@ func run(argv []string, out io.Writer) error {
 	}
 	var first [][]byte
 	for k, b := range builds {
-		if err := s.Launch(b.fn, grid, block, 0, b.args); err != nil {
+		if err := s.Launch(b.fn, grid, block, b.shared, b.args); err != nil {
 			return fmt.Errorf("%s: %w", b.path, err)
 		}
 		if err := s.Synchronize(); err != nil {
@@ -233,7 +239,7 @@ func run(argv []string, out io.Writer) error {
 				return err
 			}
 			for range *per {
-				if err := s.Launch(b.fn, grid, block, 0, b.args); err != nil {
+				if err := s.Launch(b.fn, grid, block, b.shared, b.args); err != nil {
 					return fmt.Errorf("%s: %w", b.path, err)
 				}
 			}
@@ -266,6 +272,7 @@ type source struct {
 	name         string
 	text, capped []byte
 	maxRegs      int
+	shared       uint32 // dynamic workgroup memory a launch takes (the @BYTES suffix)
 }
 
 // sources reads the builds named on the command line: a .ptx file is one
@@ -273,13 +280,17 @@ type source struct {
 // and, where it has one, its aligned build.
 func sources(paths []string, entry string) ([]source, error) {
 	var out []source
-	for _, path := range paths {
+	for _, arg := range paths {
+		path, shared, err := sharedSuffix(arg)
+		if err != nil {
+			return nil, err
+		}
 		text, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
 		if !strings.HasSuffix(path, ".loom") {
-			out = append(out, source{name: path, text: text})
+			out = append(out, source{name: arg, text: text, shared: shared})
 			continue
 		}
 		mods, err := loom.ParsePackage(loom.File{Name: path, Src: text})
@@ -290,12 +301,28 @@ func sources(paths []string, entry string) ([]source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		out = append(out, source{name: path + " (versioned)", text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs})
+		out = append(out, source{name: arg + " (versioned)", text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs, shared: shared})
 		if k.AlignedPTX != "" {
-			out = append(out, source{name: path + " (aligned)", text: []byte(k.AlignedPTX), capped: []byte(k.CappedAlignedPTX()), maxRegs: k.MaxRegs})
+			out = append(out, source{name: arg + " (aligned)", text: []byte(k.AlignedPTX), capped: []byte(k.CappedAlignedPTX()), maxRegs: k.MaxRegs, shared: shared})
 		}
 	}
 	return out, nil
+}
+
+// sharedSuffix splits a source argument PATH@BYTES into the path and the
+// dynamic workgroup memory its launches take (0 without the suffix): the
+// memory no kernel reads lowers how many workgroups share an SM, to tell
+// an occupancy effect from a code one.
+func sharedSuffix(arg string) (string, uint32, error) {
+	path, n, ok := strings.Cut(arg, "@")
+	if !ok {
+		return arg, 0, nil
+	}
+	v, err := strconv.ParseUint(n, 10, 32)
+	if err != nil || v > 48<<10 {
+		return "", 0, fmt.Errorf("source %q: the suffix after @ must be a byte count of at most 49152", arg)
+	}
+	return path, uint32(v), nil
 }
 
 // load loads one build and gives it its own buffers.
@@ -305,7 +332,7 @@ func load(ctx *hip.Context, src source, entry string, params []param, sizes []in
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	b := &build{path: path, fn: fn, args: hip.NewArgs(sizes...)}
+	b := &build{path: path, fn: fn, args: hip.NewArgs(sizes...), shared: src.shared}
 	for i, p := range params {
 		if p.init == nil {
 			if p.size == 4 {

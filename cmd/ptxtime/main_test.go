@@ -125,4 +125,15 @@ func TestSourcesFromLoom(t *testing.T) {
 	if _, err := sources([]string{"missing.ptx"}, "k"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
+	// PATH@BYTES: the same build, launched with unused workgroup memory.
+	srcs, err = sources([]string{loomPath + "@46000", ptxPath + "@0"}, "softmax_f32")
+	if err != nil || len(srcs) != 3 || srcs[0].shared != 46000 || srcs[1].shared != 46000 || srcs[2].shared != 0 ||
+		srcs[0].name != loomPath+"@46000 (versioned)" || string(srcs[2].text) != ".version 8.0\n" {
+		t.Errorf("@ suffixes: %+v, %v", srcs, err)
+	}
+	for _, bad := range []string{ptxPath + "@", ptxPath + "@x", ptxPath + "@49153"} {
+		if _, err := sources([]string{bad}, "k"); err == nil || !strings.Contains(err.Error(), "byte count") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
 }
