@@ -168,8 +168,17 @@ func readsAny(v *val, set map[string]bool) bool {
 // term lowers the region's ops, handing its terminator (scf.yield or
 // scf.condition) to onTerm.
 func (e *emitter) regionWith(r *loom.Region, terms []string, onTerm func(op *loom.Op, vals []*val) error) error {
+	return e.regionSkipping(r, nil, terms, onTerm)
+}
+
+// regionSkipping is regionWith that leaves out the ops in skip (lowered
+// already, their results bound).
+func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms []string, onTerm func(op *loom.Op, vals []*val) error) error {
 	for i := 0; i < len(r.Ops); i++ {
 		op := r.Ops[i]
+		if skip[op] {
+			continue
+		}
 		k, err := e.reduceGroup(r.Ops[i:])
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/loomgen/loomgen/loom"
@@ -12,7 +13,13 @@ import (
 // has one load in flight; nvcc unrolls such loops four times by default,
 // and ptxas does not do it for us. The backend does the like: the body f
 // times per trip while f trips remain (f = 4 or 2, as many copies as keep
-// a trip's loads within maxSweepBytes), then the plain loop for the rest. Program order is kept, so results are exactly the loop's.
+// a trip's loads within maxSweepBytes), then the plain loop for the rest. Program order is kept, so results are
+// exactly the loop's, but for loads of memory nothing in the kernel writes
+// (sweepFront): a trip issues those of every copy first. ptxas hoists
+// loads above stores only as far as its register target allows, and for a
+// build it gives few registers (the aligned build, version.go) it left an
+// RMS norm's second sweep one copy's loads ahead of each store, 0.96 of the
+// hoisted speed (BENCHMARKS.md, "The aligned build on a GPU").
 
 // sweepFactor is how many copies of the body a sweep trip runs at most
 // (eight measured no better than four on RMS norm's sweeps).
@@ -141,20 +148,49 @@ func (e *emitter) sweepTrips(op *loom.Op, ub, step, iv *val, j *joins, f int64, 
 	e.label(head)
 	e.ins("setp.eq.%s %s, %s, 0", ut, p, groups)
 	e.ins("@%s bra %s", p, rest)
+	ivs := make([]*val, f)
+	copyIV := func(k int64) *val {
+		if ivs[k] == nil {
+			ivs[k] = iv
+			if k > 0 {
+				ivs[k] = e.newVal(t)
+				ivs[k].p2 = iv.p2
+				e.ins("add.%s %s, %s, %d", st, ivs[k].reg, iv.reg, k*step.ci)
+			}
+		}
+		return ivs[k]
+	}
+	// Every copy's read-only loads first (sweepFront), each copy's
+	// results kept for its turn below.
+	front := e.sweepFront(body)
+	early := make([]map[*loom.Value]*val, f)
+	if front != nil {
+		for k := range f {
+			bindBody(e, body, copyIV(k), j.vals)
+			early[k] = map[*loom.Value]*val{}
+			for _, op := range body.Ops {
+				if !front[op] {
+					continue
+				}
+				e.cur = op
+				if err := e.op(op); err != nil {
+					return err
+				}
+				for _, r := range op.Results {
+					early[k][r] = e.vals[r]
+				}
+			}
+		}
+	}
 	cur := j.vals
 	for k := range f {
-		ivk := iv
-		if k > 0 {
-			ivk = e.newVal(t)
-			ivk.p2 = iv.p2
-			e.ins("add.%s %s, %s, %d", st, ivk.reg, iv.reg, k*step.ci)
-		}
-		bindBody(e, body, ivk, cur)
+		bindBody(e, body, copyIV(k), cur)
+		maps.Copy(e.vals, early[k])
 		yield := passYield(&cur)
 		if k == f-1 {
 			yield = func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }
 		}
-		if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
+		if err := e.regionSkipping(body, front, []string{"scf.yield"}, yield); err != nil {
 			return err
 		}
 	}
@@ -163,4 +199,67 @@ func (e *emitter) sweepTrips(op *loom.Op, ub, step, iv *val, j *joins, f int64, 
 	e.ins("bra.uni %s", head)
 	e.label(rest)
 	return nil
+}
+
+// sweepFront returns the ops of a sweep body that a trip issues for all
+// its copies before the rest, or nil when there are none worth it: its
+// top-level loads of read-only global memory (hoistable: no store of the
+// kernel can alias them, so they commute with every op of the body) and
+// the index arithmetic their operands need, using neither a carried value
+// nor a result of any other op of the body. Only in bodies that write
+// memory (elsewhere ptxas schedules the loads itself) and that no op may
+// leave early or trap in (a later copy's load would have run first).
+func (e *emitter) sweepFront(body *loom.Region) map[*loom.Op]bool {
+	writes := false
+	for _, op := range body.Ops {
+		if e.mayLeave(op) {
+			return nil
+		}
+		writes = writes || e.reaches(op, 0, func(o *loom.Op, _ int) bool {
+			return strings.Contains(o.Name, "store") || strings.Contains(o.Name, "atomic")
+		})
+	}
+	if !writes {
+		return nil
+	}
+	ready := map[*loom.Value]bool{body.Args[0]: true}
+	inBody := map[*loom.Value]bool{}
+	for _, a := range body.Args {
+		inBody[a] = true
+	}
+	for _, op := range body.Ops {
+		for _, r := range op.Results {
+			inBody[r] = true
+		}
+	}
+	var front map[*loom.Op]bool
+	loads := false
+	for _, op := range body.Ops {
+		load := isHoistCandidate(op) && e.hoistable(op)
+		if len(op.Regions) > 0 || !load && !strings.HasPrefix(op.Name, "index.") {
+			continue
+		}
+		ok := true
+		for _, o := range op.Operands {
+			if o.Value != nil && inBody[o.Value] && !ready[o.Value] {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		if front == nil {
+			front = map[*loom.Op]bool{}
+		}
+		front[op] = true
+		loads = loads || load
+		for _, r := range op.Results {
+			ready[r] = true
+		}
+	}
+	if !loads {
+		return nil
+	}
+	return front
 }

@@ -131,3 +131,79 @@ BODY    scf.yield %a_LAST : f32
 		}
 	}
 }
+
+// TestSweepFront checks which loads a sweep trip issues for all its
+// copies ahead of the rest (sweepFront): loads of read-only memory, with
+// the index arithmetic of their addresses, go first when the body stores;
+// a load of the stored buffer, one whose address needs a carried value,
+// and every load of a body that stores nothing keep their place.
+func TestSweepFront(t *testing.T) {
+	const tmpl = `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 64 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %a: buffer, %o: buffer) {
+  %tid = kernel.workitem.id<x> : index
+  %z = index.constant 0 : offset
+  %one = index.constant 1 : index
+  %step = index.constant 64 : index
+  %an, %on = buffer.assume.noalias %a, %o : buffer, buffer
+  %av = buffer.view %an[%z] : buffer -> view<[%n]xf32>
+  %ov = buffer.view %on[%z] : buffer -> view<[%n]xf32>
+  %r = scf.for %c = [%tid to %n step %step] (%k = %tid : index) -> (index) {
+    BODY
+    %k2 = index.add %k, %one : index
+    scf.yield %k2 : index
+  }
+  kernel.return
+}
+`
+	for _, c := range []struct {
+		name, body string
+		front      int // ld.global.nc of the trip before its first st.global (of 4 copies)
+	}{
+		{"read-only load and a store", "%x = view.load %av[%c] : view<[%n]xf32> -> f32\n    view.store %x, %ov[%c] : f32, view<[%n]xf32>", 4},
+		{"its address computed in the body",
+			"%c2 = index.add %c, %one : index\n    %x = view.load %av[%c2] : view<[%n]xf32> -> f32\n    view.store %x, %ov[%c] : f32, view<[%n]xf32>", 4},
+		{"its address from a carried value", "%x = view.load %av[%k] : view<[%n]xf32> -> f32\n    view.store %x, %ov[%c] : f32, view<[%n]xf32>", 1},
+		{"no store", "%x = view.load %av[%c] : view<[%n]xf32> -> f32\n    %y = view.load %ov[%c] : view<[%n]xf32> -> f32", -1},
+	} {
+		src := strings.NewReplacer("BODY", c.body).Replace(tmpl)
+		m, err := loom.ParseFile("front.loom", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		k, err := Compile([]*loom.Module{m}, "k", Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		loc := sweepHead.FindStringIndex(k.PTX)
+		if loc == nil {
+			t.Fatalf("%s: no sweep trip\n%s", c.name, k.PTX)
+		}
+		trip, _, _ := strings.Cut(k.PTX[loc[1]:], "bra.uni")
+		if c.front < 0 {
+			// Program order: the first copy's two loads, then its
+			// carried add (the only add of two registers).
+			at := carriedAdd.FindStringIndex(trip)
+			if at == nil || strings.Count(trip[:at[0]], "ld.global") != 2 {
+				t.Errorf("%s: the loads moved\n%s", c.name, trip)
+			}
+			continue
+		}
+		before, _, ok := strings.Cut(trip, "st.global")
+		if !ok {
+			t.Fatalf("%s: no store in the trip\n%s", c.name, trip)
+		}
+		if got := strings.Count(before, "ld.global.nc"); got != c.front {
+			t.Errorf("%s: %d read-only loads before the first store, want %d\n%s", c.name, got, c.front, trip)
+		}
+		if got := strings.Count(trip, "ld.global.nc"); got != 4 {
+			t.Errorf("%s: %d read-only loads in the trip, want 4", c.name, got)
+		}
+	}
+}
+
+// carriedAdd matches an add of two registers (TestSweepFront's carried
+// index; the copies' induction values add immediates).
+var carriedAdd = regexp.MustCompile(`add\.s32 %r\d+, %r\d+, %r\d+;`)
