@@ -14,14 +14,7 @@ import (
 // (sweepUnroll) and how many body copies a trip runs; sweep_edges.loom
 // checks the results on the GPU against the CPU executor.
 func TestSweepUnrollChoice(t *testing.T) {
-	const tmpl = `kernel.def export("k") @k(%n: index) {
-  %c1 = index.constant 1 : index
-  %wg = index.constant 64 : index
-  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
-} launch(%n: index, %a: buffer, %o: buffer) {
-  %tid = kernel.workitem.id<x> : index
-  %z = index.constant 0 : offset
-  %c0 = index.constant 0 : index
+	const tmpl = sweepKernelHead + `  %c0 = index.constant 0 : index
   %c16 = index.constant 16 : index
   %step = index.constant 64 : index
   %av = buffer.view %a[%z] : buffer -> view<[%n]xf32>
@@ -72,6 +65,17 @@ func TestSweepUnrollChoice(t *testing.T) {
 		}
 	}
 }
+
+// sweepKernelHead opens the one-workgroup test kernels of this file:
+// launch parameters %n, %a and %o, with %tid and %z defined.
+const sweepKernelHead = `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 64 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %a: buffer, %o: buffer) {
+  %tid = kernel.workitem.id<x> : index
+  %z = index.constant 0 : offset
+`
 
 // sweepHead matches the label of a sweep trip's head.
 var sweepHead = regexp.MustCompile(`(?m)^\$L_sweep_\d+:$`)
@@ -138,14 +142,7 @@ BODY    scf.yield %a_LAST : f32
 // a load of the stored buffer, one whose address needs a carried value,
 // and every load of a body that stores nothing keep their place.
 func TestSweepFront(t *testing.T) {
-	const tmpl = `kernel.def export("k") @k(%n: index) {
-  %c1 = index.constant 1 : index
-  %wg = index.constant 64 : index
-  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
-} launch(%n: index, %a: buffer, %o: buffer) {
-  %tid = kernel.workitem.id<x> : index
-  %z = index.constant 0 : offset
-  %one = index.constant 1 : index
+	const tmpl = sweepKernelHead + `  %one = index.constant 1 : index
   %step = index.constant 64 : index
   %an, %on = buffer.assume.noalias %a, %o : buffer, buffer
   %av = buffer.view %an[%z] : buffer -> view<[%n]xf32>
