@@ -175,7 +175,8 @@ func RMSNorm(rows, cols int) *Instance {
 }
 
 // Softmax is the row softmax over rows×cols of inputs in [-8, 8), by the
-// kernel exported as export (softmax_f32 or softmax_f32_loop).
+// kernel exported as export (softmax_f32, softmax_f32_loop or
+// softmax_f32_back).
 func Softmax(export string, rows, cols int) *Instance {
 	x := uniform(rows*cols, 5, -8, 16)
 	var want []float64

@@ -60,6 +60,7 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"rmsnorm", RMSNorm(3, 2048)},
 		{"softmax", Softmax("softmax_f32", 3, 4096)},
 		{"softmax/loop", Softmax("softmax_f32_loop", 3, 4096)},
+		{"softmax/back", Softmax("softmax_f32_back", 3, 4096)},
 		{"softmax/eight-trips", Softmax("softmax_f32", 2, 16384)},
 		{"rope", RoPE(3, 16)},
 		{"q8_0", Q8_0("matvec_q8_0", 13, 4096)},

@@ -71,10 +71,13 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 		{"rmsnorm_f32", "gpu-memory", func() *Instance { return RMSNorm(8192, 4096) }, memoryTargets},
 		{"softmax_f32", "gpu-memory", func() *Instance { return Softmax("softmax_f32", 8192, 4096) }, memoryTargets},
 		// Context, no target: longer rows (eight trips a sweep, where the
-		// unrolled trips run), and both shapes with the sweeps as loops.
+		// unrolled trips run), and both shapes with the sweeps as loops
+		// and with the second sweep backwards.
 		{"softmax_f32", "gpu-memory", func() *Instance { return Softmax("softmax_f32", 2048, 16384) }, nil},
 		{"softmax_f32_loop", "gpu-memory", func() *Instance { return Softmax("softmax_f32_loop", 8192, 4096) }, nil},
 		{"softmax_f32_loop", "gpu-memory", func() *Instance { return Softmax("softmax_f32_loop", 2048, 16384) }, nil},
+		{"softmax_f32_back", "gpu-memory", func() *Instance { return Softmax("softmax_f32_back", 8192, 4096) }, nil},
+		{"softmax_f32_back", "gpu-memory", func() *Instance { return Softmax("softmax_f32_back", 2048, 16384) }, nil},
 		{"rope_f32", "gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
 	}
 	for _, export := range matvecExports {

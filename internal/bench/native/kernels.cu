@@ -201,6 +201,23 @@ extern "C" __global__ void softmax_f32_loop(int rows, int cols, const float *x, 
         softmax_store(xr, yr, c, rowmax, inv);
 }
 
+// softmax_f32_back: softmax_f32 with its second sweep run backwards from
+// the row's end.
+extern "C" __global__ void softmax_f32_back(int rows, int cols, const float *x, float *y)
+{
+    __shared__ float scratch[32];
+    const float *xr = x + (size_t)blockIdx.x * cols;
+    float *yr = y + (size_t)blockIdx.x * cols;
+    float mx = -3.4028234663852886e38f, sum = 0.0f;
+    for (int c = threadIdx.x * 8; c < cols; c += 2048)
+        softmax_trip(xr, c, mx, sum);
+    float rowmax = block_max(mx, scratch);
+    float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
+    float inv = 1.0f / rowsum;
+    int mirror = cols - 2048 + (int)threadIdx.x * 16;
+    for (int i = threadIdx.x * 8; i < cols; i += 2048)
+        softmax_store(xr, yr, mirror - i, rowmax, inv);
+}
 
 // rope_f32: grid (heads/8, tokens), block (32, 8); heads of 128 values,
 // cos and sin tables of tokens x 64.
