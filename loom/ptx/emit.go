@@ -136,6 +136,9 @@ type emitter struct {
 	// swz maps the views of swizzled workgroup tiles to their row pitch
 	// in bytes (swizzle.go).
 	swz map[*loom.Value]int64
+	// frontSweeps records that a sweep trip issues its copies' loads
+	// first (sweepFront): the entry then states sweepRegs.
+	frontSweeps bool
 }
 
 // inlineFrame collects the results of an inlined call.
@@ -388,6 +391,9 @@ func (e *emitter) module(entry string, params []string, body string) string {
 	b.WriteString("\n)\n")
 	if e.wgKnown {
 		fmt.Fprintf(&b, ".reqntid %d, %d, %d\n", e.wg[0], e.wg[1], e.wg[2])
+		if e.frontSweeps {
+			fmt.Fprintf(&b, ".maxnreg %d\n", min(sweepRegs, regCap(e.wg[0]*e.wg[1]*e.wg[2])))
+		}
 	}
 	b.WriteString("{\n")
 	for c := class(0); c < numClasses; c++ {

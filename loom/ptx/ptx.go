@@ -95,7 +95,9 @@ func (k *Kernel) CappedPTX() string { return k.capped(k.PTX) }
 // either is.
 func (k *Kernel) CappedAlignedPTX() string { return k.capped(k.AlignedPTX) }
 
-// capped inserts `.maxnreg MaxRegs` after the .reqntid of module text.
+// capped inserts `.maxnreg MaxRegs` after the .reqntid of module text, in
+// place of the register budget of front-loaded sweeps (sweepRegs) where
+// the text states one.
 func (k *Kernel) capped(text string) string {
 	if k.MaxRegs == 0 || text == "" {
 		return ""
@@ -109,7 +111,13 @@ func (k *Kernel) capped(text string) string {
 		return ""
 	}
 	at := i + 1 + j + 1
-	return text[:at] + fmt.Sprintf(".maxnreg %d\n", k.MaxRegs) + text[at:]
+	rest := text[at:]
+	if strings.HasPrefix(rest, ".maxnreg ") {
+		if n := strings.IndexByte(rest, '\n'); n >= 0 {
+			rest = rest[n+1:]
+		}
+	}
+	return text[:at] + fmt.Sprintf(".maxnreg %d\n", k.MaxRegs) + rest
 }
 
 // Param is one entry parameter.

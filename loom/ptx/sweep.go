@@ -32,6 +32,15 @@ const sweepFactor = 4
 // the occupancy (BENCHMARKS.md, "Sweep unrolling").
 const maxSweepBytes = 128
 
+// sweepRegs is the register budget (.maxnreg) of a kernel whose sweep
+// trips issue their loads first: a trip's loads (maxSweepBytes, 32
+// registers) and as many again for the rest. Left to itself ptxas aims at
+// full occupancy, 32 registers for 256 invocations, and then issues each
+// copy's loads just before their use: the aligned RMS norm ran at 0.863 of
+// its versioned build so, and at 1.030 with this budget (56 registers,
+// four workgroups an SM; BENCHMARKS.md, "Registers for the sweeps").
+const sweepRegs = 64
+
 // maxSweepOps bounds the body (ops, nested regions included) worth
 // copying sweepFactor+1 times.
 const maxSweepOps = 48
@@ -165,6 +174,7 @@ func (e *emitter) sweepTrips(op *loom.Op, ub, step, iv *val, j *joins, f int64, 
 	front := e.sweepFront(body)
 	early := make([]map[*loom.Value]*val, f)
 	if front != nil {
+		e.frontSweeps = true
 		for k := range f {
 			bindBody(e, body, copyIV(k), j.vals)
 			early[k] = map[*loom.Value]*val{}

@@ -179,6 +179,10 @@ func TestSweepFront(t *testing.T) {
 			t.Fatalf("%s: no sweep trip\n%s", c.name, k.PTX)
 		}
 		trip, _, _ := strings.Cut(k.PTX[loc[1]:], "bra.uni")
+		// The register budget comes with loads issued first, only.
+		if budget := strings.Contains(k.PTX, "\n.reqntid 64, 1, 1\n.maxnreg 64\n{"); budget != (c.front > 1) {
+			t.Errorf("%s: .maxnreg 64 stated %v, want %v", c.name, budget, c.front > 1)
+		}
 		if c.front < 0 {
 			// Program order: the first copy's two loads, then its
 			// carried add (the only add of two registers).
@@ -204,3 +208,36 @@ func TestSweepFront(t *testing.T) {
 // carriedAdd matches an add of two registers (TestSweepFront's carried
 // index; the copies' induction values add immediates).
 var carriedAdd = regexp.MustCompile(`add\.s32 %r\d+, %r\d+, %r\d+;`)
+
+// TestSweepBudgetCapped checks that CappedPTX replaces the sweeps'
+// register budget with its own cap rather than state two: a 512-invocation
+// workgroup allows 128 registers.
+func TestSweepBudgetCapped(t *testing.T) {
+	src := strings.Replace(sweepKernelHead, "%wg = index.constant 64", "%wg = index.constant 512", 1) + `  %one = index.constant 1 : index
+  %step = index.constant 512 : index
+  %an, %on = buffer.assume.noalias %a, %o : buffer, buffer
+  %av = buffer.view %an[%z] : buffer -> view<[%n]xf32>
+  %ov = buffer.view %on[%z] : buffer -> view<[%n]xf32>
+  scf.for %c = [%tid to %n step %step] {
+    %x = view.load %av[%c] : view<[%n]xf32> -> f32
+    view.store %x, %ov[%c] : f32, view<[%n]xf32>
+  }
+  kernel.return
+}
+`
+	m, err := loom.ParseFile("budget.loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Compile([]*loom.Module{m}, "k", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(k.PTX, "\n.reqntid 512, 1, 1\n.maxnreg 64\n{") {
+		t.Errorf("no sweep budget:\n%.600s", k.PTX)
+	}
+	c := k.CappedPTX()
+	if k.MaxRegs != 128 || strings.Count(c, ".maxnreg") != 1 || !strings.Contains(c, "\n.reqntid 512, 1, 1\n.maxnreg 128\n{") {
+		t.Errorf("MaxRegs %d, capped:\n%.600s", k.MaxRegs, c)
+	}
+}
