@@ -165,6 +165,14 @@ __device__ __forceinline__ void softmax_store(const float *xr, float *yr, int c,
                                           expf(b.z - rowmax) * inv, expf(b.w - rowmax) * inv);
 }
 
+// softmax_row combines the invocations' running maxima mx and sums into
+// the row's maximum and the reciprocal of its sum rescaled to it.
+__device__ __forceinline__ void softmax_row(float mx, float sum, float *scratch, float &rowmax, float &inv)
+{
+    rowmax = block_max(mx, scratch);
+    inv = 1.0f / block_sum(sum * expf(mx - rowmax), scratch);
+}
+
 // softmax_f32: grid (rows), block (256); cols a multiple of 2048. Eight
 // columns per thread at a time: running maximum and rescaled sum in one
 // sweep, normalisation in a second.
@@ -176,9 +184,8 @@ extern "C" __global__ void softmax_f32(int rows, int cols, const float *x, float
     float mx = -3.4028234663852886e38f, sum = 0.0f;
     for (int c = threadIdx.x * 8; c < cols; c += 2048)
         softmax_trip(xr, c, mx, sum);
-    float rowmax = block_max(mx, scratch);
-    float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
-    float inv = 1.0f / rowsum;
+    float rowmax, inv;
+    softmax_row(mx, sum, scratch, rowmax, inv);
     for (int c = threadIdx.x * 8; c < cols; c += 2048)
         softmax_store(xr, yr, c, rowmax, inv);
 }
@@ -193,9 +200,8 @@ extern "C" __global__ void softmax_f32_loop(int rows, int cols, const float *x, 
 #pragma unroll 1
     for (int c = threadIdx.x * 8; c < cols; c += 2048)
         softmax_trip(xr, c, mx, sum);
-    float rowmax = block_max(mx, scratch);
-    float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
-    float inv = 1.0f / rowsum;
+    float rowmax, inv;
+    softmax_row(mx, sum, scratch, rowmax, inv);
 #pragma unroll 1
     for (int c = threadIdx.x * 8; c < cols; c += 2048)
         softmax_store(xr, yr, c, rowmax, inv);
@@ -211,9 +217,8 @@ extern "C" __global__ void softmax_f32_back(int rows, int cols, const float *x, 
     float mx = -3.4028234663852886e38f, sum = 0.0f;
     for (int c = threadIdx.x * 8; c < cols; c += 2048)
         softmax_trip(xr, c, mx, sum);
-    float rowmax = block_max(mx, scratch);
-    float rowsum = block_sum(sum * expf(mx - rowmax), scratch);
-    float inv = 1.0f / rowsum;
+    float rowmax, inv;
+    softmax_row(mx, sum, scratch, rowmax, inv);
     int mirror = cols - 2048 + (int)threadIdx.x * 16;
     for (int i = threadIdx.x * 8; i < cols; i += 2048)
         softmax_store(xr, yr, mirror - i, rowmax, inv);
