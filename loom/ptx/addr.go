@@ -193,3 +193,32 @@ func (e *emitter) affineSum(out, x, y *val, sub bool) {
 	}
 	out.aff = &affineIndex{base: base, off: off}
 }
+
+// affineScale records out = x·y, where one operand is a constant k and the
+// other has a constant part, as (register part)·k + (constant part)·k. The
+// split holds modulo 2^32, which is all address needs: the access's index
+// is in range, so its register part read signed is exact (see above).
+// q6_K-style block loops index (block·8 + part·2 + lane)·9: every unrolled
+// copy then shares lane·9 and differs by an immediate.
+func (e *emitter) affineScale(out, x, y *val) {
+	if out.t.Kind != loom.TypeIndex || classOf(out.t) != cR || out.wide || x.wide || y.wide {
+		return
+	}
+	if x.known {
+		x, y = y, x
+	}
+	if !y.known || x.known || x.aff == nil {
+		return
+	}
+	k := y.ci
+	b, off := affineParts(x)
+	if k == 0 || off*k < -maxAffineOff || off*k > maxAffineOff || off > maxAffineOff || off < -maxAffineOff {
+		return
+	}
+	base := b
+	if k != 1 {
+		base = e.newVal(indexType)
+		e.ins("mul.lo.s32 %s, %s, %d", base.reg, b.reg, k)
+	}
+	out.aff = &affineIndex{base: base, off: off * k}
+}

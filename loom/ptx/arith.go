@@ -290,8 +290,19 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 				y = &val{t: i32Type, reg: n}
 			}
 		}
+		var f *bitField
+		if isI32(t) {
+			f = opField(rest, a[0], a[1])
+		}
+		if f != nil && f.whole() {
+			// the lanes of a word put back together: the word
+			e.ins("mov.b32 %s, %s", out.reg, f.word)
+			out.field = f
+			return e.define(op, 0, out)
+		}
 		e.ins("%s.%s %s, %s, %s", ib.mnem, suffix, out.reg, x.reg, y.reg)
 		e.sext(out)
+		out.field = f
 		if (rest == "shrui" || rest == "shrsi") && y.known {
 			out.word, out.wordShift = wordBits(x, y.ci)
 			if rest == "shrsi" || x.nonneg {
@@ -302,6 +313,8 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 			out.known, out.ci = true, foldInt(rest, x.ci, y.ci)
 		} else if rest == "add" || rest == "sub" {
 			e.affineSum(out, x, y, rest == "sub")
+		} else if rest == "mul" {
+			e.affineScale(out, x, y)
 		}
 		setP2(rest, out, a)
 		setMag(rest, out, x, y)

@@ -117,6 +117,9 @@ func (e *emitter) scalarCast(op *loom.Op, rest string) error {
 			return invalid(op.Pos, "%s between %s and %s", op.Name, from, to)
 		}
 		out := e.intToInt(x, to, rest != "extui")
+		if rest == "extui" && isI32(to) {
+			out.field = extField(x, intBits(from))
+		}
 		if rest == "trunci" && intBits(to) == 8 {
 			out.word, out.wordShift = wordBits(x, 0) // its byte of a word
 		}

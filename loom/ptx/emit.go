@@ -77,6 +77,9 @@ type val struct {
 	// small constant off (addr.go): addresses sum the constant parts
 	// apart, so indices a constant apart share their register part.
 	aff *affineIndex
+	// field, when set, says this i32 is a run of bits of a register
+	// (bitfield.go).
+	field *bitField
 	// frag marks a vector holding a subgroup matrix fragment in the
 	// tensor cores' register layout (fragment.go); vec then holds those
 	// registers, not Loom's payload components.

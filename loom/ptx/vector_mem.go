@@ -416,8 +416,8 @@ func (e *emitter) packedLoad(v *val, comps []*val, c, wn int, addr string, off i
 		default:
 			for k := 0; k < per; k++ {
 				e.ins("%sbfe.s32 %s, %s, %d, %d", guard, lane(k).reg, word, 8*size*k, 8*size)
-				if size == 1 && fallback == "" {
-					lane(k).word, lane(k).wordShift = word, 8*k
+				if fallback == "" {
+					lane(k).word, lane(k).wordShift = word, int(8*size)*k
 				}
 			}
 		}

@@ -1,0 +1,78 @@
+package ptx
+
+import "github.com/loomgen/loomgen/loom"
+
+// A bit cast that changes the lane count is lowered (loom.lowerBitcast)
+// into extracts, zero extensions, shifts and ors. Over the lanes of one
+// loaded word — a vector<2xi16> load bitcast to an i32, as q6_K's packed
+// quants are read — that rebuilds the very word that was loaded: each lane
+// is split out sign-extended (bfe), masked back, shifted and or-ed, and
+// ptxas does not see through the chain (five SASS instructions a word).
+// bitField tracks which bits of which register an integer holds, so the
+// or that completes the word becomes the word itself.
+
+// bitField says an i32 value equals bits lo…lo+n-1 of the 32-bit register
+// word, moved to bit at, with every other bit zero.
+type bitField struct {
+	word      string
+	lo, n, at int
+}
+
+// whole reports whether the field is its word, unmoved.
+func (f *bitField) whole() bool { return f.lo == 0 && f.at == 0 && f.n == 32 }
+
+// isI32 reports whether t is a 32-bit integer carried in one register.
+func isI32(t *loom.Type) bool {
+	return t != nil && t.Kind == loom.TypeInt && t.Bits == 32 && classOf(t) == cR
+}
+
+// extField is the field of the zero extension of x, an n-bit integer
+// (n < 32), to i32: x's bits as loaded from a word (val.word) or as held.
+func extField(x *val, n int) *bitField {
+	if x.known || n >= 32 || classOf(x.t) != cR {
+		return nil
+	}
+	w, sh := x.reg, 0
+	if x.word != "" {
+		w, sh = x.word, x.wordShift
+	}
+	if sh+n > 32 {
+		return nil
+	}
+	return &bitField{word: w, lo: sh, n: n}
+}
+
+// opField is the field of the i32 result of x op y (shli by a constant,
+// andi with a low mask, ori of two adjacent in-place fields of one word),
+// or nil where none is known.
+func opField(rest string, x, y *val) *bitField {
+	switch rest {
+	case "shli":
+		if f := x.field; f != nil && y.known && y.ci >= 0 && int64(f.at+f.n)+y.ci <= 32 {
+			return &bitField{word: f.word, lo: f.lo, n: f.n, at: f.at + int(y.ci)}
+		}
+	case "andi":
+		if x.known {
+			x, y = y, x
+		}
+		if f := x.field; f != nil && f.at == 0 && y.known && y.ci > 0 && y.ci&(y.ci+1) == 0 {
+			m := 0
+			for ; y.ci>>m != 0; m++ {
+			}
+			return &bitField{word: f.word, lo: f.lo, n: min(f.n, m)}
+		}
+	case "ori":
+		f, g := x.field, y.field
+		if f == nil || g == nil || f.word != g.word || f.lo != f.at || g.lo != g.at {
+			return nil
+		}
+		if g.lo < f.lo {
+			f, g = g, f
+		}
+		if f.lo+f.n != g.lo {
+			return nil
+		}
+		return &bitField{word: f.word, lo: f.lo, n: f.n + g.n, at: f.lo}
+	}
+	return nil
+}

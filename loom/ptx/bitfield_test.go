@@ -1,0 +1,64 @@
+package ptx
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestBlockWordsPTX checks testdata/block_words.loom (TestGPUCorpus and
+// TestGPUAlignedBuild run it against the CPU executor): in the aligned
+// build, a vector<2xi16> or vector<4xi8> load bitcast to an i32 is the
+// loaded word, and only the two 2-byte-aligned blocks, whose halves load
+// apart, are put together with an or; the activation index (4b + 2p +
+// sel)·3 of every unrolled copy shares the register part sel·3, its
+// constant part becoming an immediate byte offset.
+func TestBlockWordsPTX(t *testing.T) {
+	k := compileTestdataKernel(t, "block_words.loom", "block_words")
+	text := k.AlignedPTX
+	if text == "" {
+		t.Fatal("no aligned build")
+	}
+	if err := wellFormed(text); err != nil {
+		t.Fatal(err)
+	}
+	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(text, -1)) }
+	// The two blocks loaded as halves are put together with an or each;
+	// the bytes' word leaves two partial ors (of lanes 0–1 and 0–2) that
+	// no one reads and ptxas drops. Each aligned word would take one.
+	if n := count(`(?m)^\tor\.b32 `); n != 4 {
+		t.Errorf("%d or.b32, want 4:\n%s", n, text)
+	}
+	if n := count(`(?m)^\tld\.global\.b32 `); n != 5 {
+		t.Errorf("%d word loads, want 5 (four aligned blocks and the bytes)", n)
+	}
+	// Each word load's register is what the xor chain reads: no repacking.
+	words := map[string]bool{}
+	for _, m := range regexp.MustCompile(`ld\.global\.b32 (%r\d+),`).FindAllStringSubmatch(text, -1) {
+		words[m[1]] = true
+	}
+	moved := 0
+	for _, m := range regexp.MustCompile(`mov\.b32 %r\d+, (%r\d+);`).FindAllStringSubmatch(text, -1) {
+		if words[m[1]] {
+			moved++
+		}
+	}
+	if moved != 5 {
+		t.Errorf("%d bitcasts take a loaded word as it is, want 5", moved)
+	}
+	// (4b + 2p)·3 words of 4 bytes past the shared part, b < 3, p < 2.
+	for _, off := range []int{24, 48, 72, 96, 120} {
+		if n := count(`add\.s64 %rd\d+, %rd\d+, ` + strconv.Itoa(off) + `;`); n != 1 {
+			t.Errorf("%d address adds of the immediate %d, want 1", n, off)
+		}
+	}
+	scaled := regexp.MustCompile(`mul\.lo\.s32 %r\d+, (%r\d+), 3;`).FindAllStringSubmatch(text, -1)
+	if len(scaled) != 5 {
+		t.Fatalf("%d register parts scaled by 3, want one per copy with a constant part (5)", len(scaled))
+	}
+	for _, m := range scaled {
+		if m[1] != scaled[0][1] {
+			t.Errorf("copies scale %s and %s, want one register part", scaled[0][1], m[1])
+		}
+	}
+}
