@@ -389,6 +389,19 @@ func (e *emitter) toF32(v *val) *val {
 		return v
 	}
 	out := e.newVal(f32Type)
+	if v.t.Name == "bf16" && v.word != "" && (v.wordShift == 0 || v.wordShift == 16) {
+		// A bf16 is the high half of its f32: the lane of a loaded word
+		// widens with one shift or mask of the word, where cvt from the
+		// split-out half costs ptxas a PRMT and a shift.
+		r := e.newReg(cR)
+		if v.wordShift == 0 {
+			e.ins("shl.b32 %s, %s, 16", r, v.word)
+		} else {
+			e.ins("and.b32 %s, %s, -65536", r, v.word)
+		}
+		e.ins("mov.b32 %s, %s", out.reg, r)
+		return out
+	}
 	e.ins("cvt.f32.%s %s, %s", v.t.Name, out.reg, v.reg)
 	return out
 }

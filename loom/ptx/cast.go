@@ -216,6 +216,9 @@ func (e *emitter) floatToFloat(op *loom.Op, x *val, to *loom.Type) *val {
 		e.mov(out, x)
 		return out
 	}
+	if isHalf(from) && to.Name == "f32" {
+		return e.toF32(x)
+	}
 	out := e.newVal(to)
 	switch {
 	case to.Bits > from.Bits || (from.Bits == to.Bits): // widening (or f16<->bf16)

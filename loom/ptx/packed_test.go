@@ -40,8 +40,8 @@ func compileTestdataKernel(t *testing.T, file, export string) *Kernel {
 // TestGPUCorpus runs it against the CPU executor, aligned and misaligned):
 // in the aligned body, 16-byte rows of i8, f16 and bf16 are one
 // ld.v4.b32 each and four i16 lanes one ld.v2.b32; dp4a takes the loaded
-// words without repacking bytes; rows that are only 2- or 1-byte aligned
-// load lane by lane.
+// words without repacking bytes, and bf16 lanes widen to f32 from the
+// word; rows that are only 2- or 1-byte aligned load lane by lane.
 func TestPackedLoadsPTX(t *testing.T) {
 	text := compileTestdata(t, "packed_loads.loom", "packed_loads")
 	aligned, general, ok := strings.Cut(text, "\n$L_misaligned")
@@ -59,6 +59,10 @@ func TestPackedLoadsPTX(t *testing.T) {
 		{`(?m)^\tld\.global\.s8 `, 6},
 		{`bfi\.b32`, 0},
 		{`dp4a\.s32\.s32`, 4},
+		// bf16 lanes widen from their word: a shift or a mask each.
+		{`cvt\.f32\.bf16`, 0},
+		{`shl\.b32 %r\d+, %r\d+, 16;`, 4},
+		{`and\.b32 %r\d+, %r\d+, -65536;`, 4},
 	} {
 		if got := count(aligned, c.re); got != c.want {
 			t.Errorf("aligned body: %d of %s, want %d", got, c.re, c.want)

@@ -413,6 +413,9 @@ func (e *emitter) packedLoad(v *val, comps []*val, c, wn int, addr string, off i
 		switch {
 		case classOf(t) == cH:
 			e.ins("%smov.b32 {%s, %s}, %s", guard, lane(0).reg, lane(1).reg, word)
+			if fallback == "" {
+				lane(0).word, lane(1).word, lane(1).wordShift = word, word, 16
+			}
 		default:
 			for k := 0; k < per; k++ {
 				e.ins("%sbfe.s32 %s, %s, %d, %d", guard, lane(k).reg, word, 8*size*k, 8*size)
