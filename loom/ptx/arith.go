@@ -300,6 +300,12 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 			out.field = f
 			return e.define(op, 0, out)
 		}
+		if rest == "ori" && isI32(t) {
+			if lo, hi, sel, ok := halvesSelector(a[0], a[1]); ok {
+				e.ins("prmt.b32 %s, %s, %s, 0x%04x", out.reg, lo, hi, sel)
+				return e.define(op, 0, out)
+			}
+		}
 		e.ins("%s.%s %s, %s, %s", ib.mnem, suffix, out.reg, x.reg, y.reg)
 		e.sext(out)
 		out.field = f

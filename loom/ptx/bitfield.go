@@ -76,3 +76,22 @@ func opField(rest string, x, y *val) *bitField {
 	}
 	return nil
 }
+
+// halvesSelector is, for the or of two 16-bit fields that fill an i32's
+// low and high halves (each a half of some register), the prmt that
+// builds it from those registers: a word loaded as two 2-byte halves is
+// put together by one prmt, where ptxas masked the low half first.
+func halvesSelector(x, y *val) (lo, hi string, sel int, ok bool) {
+	f, g := x.field, y.field
+	if f == nil || g == nil {
+		return "", "", 0, false
+	}
+	if f.at == 16 {
+		f, g = g, f
+	}
+	if f.n != 16 || g.n != 16 || f.at != 0 || g.at != 16 || f.lo%16 != 0 || g.lo%16 != 0 {
+		return "", "", 0, false
+	}
+	a, b := f.lo/8, 4+g.lo/8 // prmt byte indices: 0–3 the first source, 4–7 the second
+	return f.word, g.word, a | (a+1)<<4 | b<<8 | (b+1)<<12, true
+}

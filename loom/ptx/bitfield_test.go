@@ -10,7 +10,7 @@ import (
 // TestGPUAlignedBuild run it against the CPU executor): in the aligned
 // build, a vector<2xi16> or vector<4xi8> load bitcast to an i32 is the
 // loaded word, and only the two 2-byte-aligned blocks, whose halves load
-// apart, are put together with an or; the activation index (4b + 2p +
+// apart, are put together, by a prmt; the activation index (4b + 2p +
 // sel)·3 of every unrolled copy shares the register part sel·3, its
 // constant part becoming an immediate byte offset.
 func TestBlockWordsPTX(t *testing.T) {
@@ -23,11 +23,14 @@ func TestBlockWordsPTX(t *testing.T) {
 		t.Fatal(err)
 	}
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(text, -1)) }
-	// The two blocks loaded as halves are put together with an or each;
+	// The two blocks loaded as halves are put together by one prmt each;
 	// the bytes' word leaves two partial ors (of lanes 0–1 and 0–2) that
-	// no one reads and ptxas drops. Each aligned word would take one.
-	if n := count(`(?m)^\tor\.b32 `); n != 4 {
-		t.Errorf("%d or.b32, want 4:\n%s", n, text)
+	// no one reads and ptxas drops. Each aligned word would take an or.
+	if n := count(`(?m)^\tprmt\.b32 %r\d+, %r\d+, %r\d+, 0x5410;`); n != 2 {
+		t.Errorf("%d prmt of two halves, want 2:\n%s", n, text)
+	}
+	if n := count(`(?m)^\tor\.b32 `); n != 2 {
+		t.Errorf("%d or.b32, want 2:\n%s", n, text)
 	}
 	if n := count(`(?m)^\tld\.global\.b32 `); n != 5 {
 		t.Errorf("%d word loads, want 5 (four aligned blocks and the bytes)", n)
@@ -59,6 +62,34 @@ func TestBlockWordsPTX(t *testing.T) {
 	for _, m := range scaled {
 		if m[1] != scaled[0][1] {
 			t.Errorf("copies scale %s and %s, want one register part", scaled[0][1], m[1])
+		}
+	}
+}
+
+// TestHalvesSelector checks the prmt selector for each placement of two
+// 16-bit fields, and that other fields get none.
+func TestHalvesSelector(t *testing.T) {
+	v := func(word string, lo, n, at int) *val {
+		return &val{field: &bitField{word: word, lo: lo, n: n, at: at}}
+	}
+	for _, c := range []struct {
+		x, y   *val
+		lo, hi string
+		sel    int
+		ok     bool
+	}{
+		{v("%a", 0, 16, 0), v("%b", 0, 16, 16), "%a", "%b", 0x5410, true},
+		{v("%b", 0, 16, 16), v("%a", 0, 16, 0), "%a", "%b", 0x5410, true},
+		{v("%a", 16, 16, 0), v("%b", 16, 16, 16), "%a", "%b", 0x7632, true},
+		{v("%a", 16, 16, 0), v("%a", 0, 16, 16), "%a", "%a", 0x5432, true},
+		{v("%a", 0, 8, 0), v("%b", 0, 8, 8), "", "", 0, false},
+		{v("%a", 8, 16, 0), v("%b", 0, 16, 16), "", "", 0, false},
+		{v("%a", 0, 16, 0), v("%b", 0, 16, 0), "", "", 0, false},
+		{v("%a", 0, 16, 0), &val{}, "", "", 0, false},
+	} {
+		lo, hi, sel, ok := halvesSelector(c.x, c.y)
+		if ok != c.ok || ok && (lo != c.lo || hi != c.hi || sel != c.sel) {
+			t.Errorf("%+v | %+v: %s %s %#x %v, want %s %s %#x %v", *c.x.field, c.y.field, lo, hi, sel, ok, c.lo, c.hi, c.sel, c.ok)
 		}
 	}
 }
