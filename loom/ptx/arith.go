@@ -305,10 +305,18 @@ func (e *emitter) intArith(op *loom.Op, rest string, t *loom.Type, a []*val) err
 				e.ins("prmt.b32 %s, %s, %s, 0x%04x", out.reg, lo, hi, sel)
 				return e.define(op, 0, out)
 			}
+			if m, ok := disjointSum(a[0], a[1]); ok {
+				e.ins("mul.lo.s32 %s, %s, %d", out.reg, m.x.reg, int32(m.k))
+				out.mul, out.zeros = &m, a[0].zeros&a[1].zeros
+				return e.define(op, 0, out)
+			}
 		}
 		e.ins("%s.%s %s, %s, %s", ib.mnem, suffix, out.reg, x.reg, y.reg)
 		e.sext(out)
 		out.field = f
+		if isI32(t) {
+			knownZeros(rest, out, a[0], a[1])
+		}
 		if (rest == "shrui" || rest == "shrsi") && y.known {
 			out.word, out.wordShift = wordBits(x, y.ci)
 			if rest == "shrsi" || x.nonneg {

@@ -95,3 +95,65 @@ func halvesSelector(x, y *val) (lo, hi string, sel int, ok bool) {
 	a, b := f.lo/8, 4+g.lo/8 // prmt byte indices: 0–3 the first source, 4–7 the second
 	return f.word, g.word, a | (a+1)<<4 | b<<8 | (b+1)<<12, true
 }
+
+// Known-zero bits and multiples. A sign fill written as
+// `b | b << 1 | b << 2` (q6_K's high bits spread over a byte) ors shifted
+// copies of one value whose set bits cannot overlap: the sum b·7, one
+// multiply, where ptxas emits two (b·2 + b, then ·4 + that).
+
+// multiple says an i32 equals x·k modulo 2^32.
+type multiple struct {
+	x *val
+	k uint32
+}
+
+// asMultiple is v as a multiple: its recorded one, or v·1.
+func asMultiple(v *val) multiple {
+	if v.mul != nil {
+		return *v.mul
+	}
+	return multiple{x: v, k: 1}
+}
+
+// knownZeros sets out.zeros, the bits of the i32 result of x op y known
+// to be 0, and out.mul for a constant left shift.
+func knownZeros(rest string, out, x, y *val) {
+	if y.known && !x.known {
+		switch s := y.ci; {
+		case rest == "andi":
+			out.zeros = ^uint32(y.ci) | x.zeros
+		case rest == "shli" && s >= 0 && s < 32:
+			out.zeros = x.zeros<<s | (1<<s - 1)
+			m := asMultiple(x)
+			out.mul = &multiple{x: m.x, k: m.k << s}
+		case rest == "shrui" && s >= 0 && s < 32:
+			out.zeros = x.zeros>>s | ^(^uint32(0) >> s)
+		}
+		return
+	}
+	if x.known && rest == "andi" {
+		out.zeros = ^uint32(x.ci) | y.zeros
+		return
+	}
+	if rest == "ori" || rest == "andi" && !x.known && !y.known {
+		if rest == "ori" {
+			out.zeros = x.zeros & y.zeros
+		} else {
+			out.zeros = x.zeros | y.zeros
+		}
+	}
+}
+
+// disjointSum is, for x | y whose possibly-set bits do not overlap and
+// that are multiples of one value, that value and the sum of the factors:
+// the or is their sum.
+func disjointSum(x, y *val) (multiple, bool) {
+	if x.known || y.known || ^x.zeros&^y.zeros != 0 {
+		return multiple{}, false
+	}
+	a, b := asMultiple(x), asMultiple(y)
+	if a.x != b.x || a.x.known {
+		return multiple{}, false
+	}
+	return multiple{x: a.x, k: a.k + b.k}, true
+}

@@ -29,8 +29,8 @@ func TestBlockWordsPTX(t *testing.T) {
 	if n := count(`(?m)^\tprmt\.b32 %r\d+, %r\d+, %r\d+, 0x5410;`); n != 2 {
 		t.Errorf("%d prmt of two halves, want 2:\n%s", n, text)
 	}
-	if n := count(`(?m)^\tor\.b32 `); n != 2 {
-		t.Errorf("%d or.b32, want 2:\n%s", n, text)
+	if n := count(`(?m)^\tor\.b32 `); n != 2+3*6 {
+		t.Errorf("%d or.b32, want 20 (and W | W << 1, M and M | M << 1 in each copy):\n%s", n, text)
 	}
 	if n := count(`(?m)^\tld\.global\.b32 `); n != 5 {
 		t.Errorf("%d word loads, want 5 (four aligned blocks and the bytes)", n)
@@ -55,15 +55,29 @@ func TestBlockWordsPTX(t *testing.T) {
 			t.Errorf("%d address adds of the immediate %d, want 1", n, off)
 		}
 	}
-	scaled := regexp.MustCompile(`mul\.lo\.s32 %r\d+, (%r\d+), 3;`).FindAllStringSubmatch(text, -1)
-	if len(scaled) != 5 {
-		t.Fatalf("%d register parts scaled by 3, want one per copy with a constant part (5)", len(scaled))
+	// The copies' register part: one register scaled by 3 in five copies
+	// (the sixth has no constant part).
+	parts := map[string]int{}
+	for _, m := range regexp.MustCompile(`mul\.lo\.s32 %r\d+, (%r\d+), 3;`).FindAllStringSubmatch(text, -1) {
+		parts[m[1]]++
 	}
-	for _, m := range scaled {
-		if m[1] != scaled[0][1] {
-			t.Errorf("copies scale %s and %s, want one register part", scaled[0][1], m[1])
-		}
+	if most := maxCount(parts); most != 5 {
+		t.Errorf("at most %d copies scale one register part by 3, want 5: %v", most, parts)
 	}
+	// The sign fill B | B << 1 | B << 2 of disjoint bits is B·7, one
+	// multiply a copy; W | W << 1 and M | M << 1, whose bits overlap,
+	// stay ors (above).
+	if n := count(`mul\.lo\.s32 %r\d+, %r\d+, 7;`); n != 6 {
+		t.Errorf("%d sign fills as one multiply, want 6", n)
+	}
+}
+
+func maxCount(m map[string]int) int {
+	most := 0
+	for _, n := range m {
+		most = max(most, n)
+	}
+	return most
 }
 
 // TestHalvesSelector checks the prmt selector for each placement of two

@@ -80,6 +80,10 @@ type val struct {
 	// field, when set, says this i32 is a run of bits of a register
 	// (bitfield.go).
 	field *bitField
+	// zeros are bits of an i32 known to be 0; mul, when set, says it is
+	// a multiple of another value (bitfield.go).
+	zeros uint32
+	mul   *multiple
 	// frag marks a vector holding a subgroup matrix fragment in the
 	// tensor cores' register layout (fragment.go); vec then holds those
 	// registers, not Loom's payload components.
