@@ -214,6 +214,19 @@ func (e *emitter) zext(v *val) *val {
 		return v
 	}
 	out := &val{t: v.t, reg: e.newReg(cR)}
+	if w, sh, n := v.word, v.wordShift, v.t.Bits; w != "" && (sh == 0 || sh+n == 32) {
+		// The low or the high lane of a loaded word, zero-extended from
+		// the word itself: one mask or shift, where masking the
+		// sign-extended lane left ptxas a sign extension and a mask.
+		// Middle lanes stay as they were: ptxas packs those into prmt
+		// sequences that a prmt or bfe here would hide from it.
+		if sh == 0 {
+			e.ins("and.b32 %s, %s, %d", out.reg, w, (int64(1)<<n)-1)
+		} else {
+			e.ins("shr.u32 %s, %s, %d", out.reg, w, sh)
+		}
+		return out
+	}
 	e.ins("and.b32 %s, %s, %d", out.reg, v.reg, (int64(1)<<v.t.Bits)-1)
 	return out
 }

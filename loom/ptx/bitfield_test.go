@@ -49,6 +49,16 @@ func TestBlockWordsPTX(t *testing.T) {
 	if moved != 5 {
 		t.Errorf("%d bitcasts take a loaded word as it is, want 5", moved)
 	}
+	// The bytes' low and high lanes zero-extend from their word (the last
+	// word loaded): a mask and a shift of the loaded register, in the
+	// extui and in the bitcast's lowering (left dead, above).
+	var last string
+	for _, m := range regexp.MustCompile(`ld\.global\.b32 (%r\d+),`).FindAllStringSubmatch(text, -1) {
+		last = m[1]
+	}
+	if count(`and\.b32 %r\d+, `+regexp.QuoteMeta(last)+`, 255;`) != 2 || count(`shr\.u32 %r\d+, `+regexp.QuoteMeta(last)+`, 24;`) != 2 {
+		t.Errorf("the bytes' lanes 0 and 3 do not zero-extend from their word %s", last)
+	}
 	// (4b + 2p)·3 words of 4 bytes past the shared part, b < 3, p < 2.
 	for _, off := range []int{24, 48, 72, 96, 120} {
 		if n := count(`add\.s64 %rd\d+, %rd\d+, ` + strconv.Itoa(off) + `;`); n != 1 {
