@@ -219,6 +219,9 @@ func (e *emitter) affineScale(out, x, y *val) {
 	if k != 1 {
 		base = e.newVal(indexType)
 		e.ins("mul.lo.s32 %s, %s, %d", base.reg, b.reg, k)
+		// what divides the part divides it times k (swizzled columns
+		// read it, vector_mem.go)
+		base.p2 = min(pow2Of(b)*(k&-k), 1<<30)
 	}
 	out.aff = &affineIndex{base: base, off: off * k}
 }
