@@ -73,3 +73,60 @@ func TestAffineAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestAffineScale checks the split affineScale records for x·k: the
+// register part times k, with what divides it, and the constant part
+// times k; none where the product's constant part is out of bounds, the
+// factor is not constant, or the operand is wide.
+func TestAffineScale(t *testing.T) {
+	e := &emitter{}
+	b := e.newVal(indexType)
+	b.p2 = 4
+	x := e.newVal(indexType)
+	x.aff = &affineIndex{base: b, off: 3}
+	for _, c := range []struct {
+		k       int64
+		first   bool // the constant is the first operand
+		off, p2 int64
+	}{
+		{6, false, 18, 8},
+		{6, true, 18, 8},
+		{-12, false, -36, 16},
+		{1, false, 3, 4},
+	} {
+		k := e.constInt(indexType, c.k)
+		out := e.newVal(indexType)
+		if c.first {
+			e.affineScale(out, k, x)
+		} else {
+			e.affineScale(out, x, k)
+		}
+		if out.aff == nil {
+			t.Fatalf("·%d: no split", c.k)
+		}
+		if out.aff.off != c.off || pow2Of(out.aff.base) != c.p2 {
+			t.Errorf("·%d: constant part %d, register part divisible by %d; want %d, %d", c.k, out.aff.off, pow2Of(out.aff.base), c.off, c.p2)
+		}
+		if c.k == 1 && out.aff.base != b {
+			t.Errorf("·1 made a new register part")
+		}
+	}
+	big := e.constInt(indexType, maxAffineOff)
+	out := e.newVal(indexType)
+	e.affineScale(out, x, big)
+	if out.aff != nil {
+		t.Errorf("·2^20 of a constant part 3: split recorded past the bound")
+	}
+	out = e.newVal(indexType)
+	e.affineScale(out, x, e.newVal(indexType))
+	if out.aff != nil {
+		t.Errorf("a run-time factor: split recorded")
+	}
+	w := e.newVal(indexType)
+	w.aff, w.wide = x.aff, true
+	out = e.newVal(indexType)
+	e.affineScale(out, w, e.constInt(indexType, 2))
+	if out.aff != nil {
+		t.Errorf("a wide operand: split recorded")
+	}
+}
