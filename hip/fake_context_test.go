@@ -435,3 +435,54 @@ func TestPackedLaunch(t *testing.T) {
 		t.Fatalf("launch on a closed stream: %v", err)
 	}
 }
+
+// TestProgrammaticDependency: AddProgrammaticDependency passes one edge from
+// the programmatic port of the upstream kernel node, typed programmatic,
+// and refuses where the device predates compute capability 9.0 or the
+// driver lacks cuGraphAddDependencies_v2.
+func TestProgrammaticDependency(t *testing.T) {
+	add := func(t *testing.T, so string) (from, to GraphNode, err error) {
+		l, err := OpenPath(CUDA, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := must2(l.NewContext(0))
+		t.Cleanup(func() { c.Close() })
+		mod := must2(c.LoadModule([]byte("fake")))
+		f := must2(mod.Function("k"))
+		g := must2(c.NewGraph())
+		t.Cleanup(func() { g.Close() })
+		args := NewArgs(8, 8)
+		from = must2(g.AddKernel(f, Dim1(1), Dim1(32), 0, args))
+		to = must2(g.AddKernel(f, Dim1(1), Dim1(32), 0, args))
+		return from, to, g.AddProgrammaticDependency(from, to)
+	}
+	t.Run("hopper", func(t *testing.T) {
+		t.Setenv("FAKE_CC_MAJOR", "9")
+		so := fakeDriver(t)
+		from, to, err := add(t, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := must2(purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL))
+		var got [4]uint64
+		purego.SyscallN(must2(purego.Dlsym(h, "fake_last_edge")), uintptr(unsafe.Pointer(&got[0])))
+		// from_port 1 (programmatic), to_port 0, type 1 (programmatic).
+		want := [4]uint64{uint64(from), uint64(to), 1, 0x01_00_01}
+		if from == to || got != want {
+			t.Fatalf("edge (from, to, count, data) = %#x, want %#x", got, want)
+		}
+	})
+	t.Run("ampere", func(t *testing.T) {
+		t.Setenv("FAKE_CC_MAJOR", "8")
+		if _, _, err := add(t, fakeDriver(t)); !errors.Is(err, ErrNotSupported) {
+			t.Fatalf("err = %v, want ErrNotSupported", err)
+		}
+	})
+	t.Run("old driver", func(t *testing.T) {
+		t.Setenv("FAKE_CC_MAJOR", "9")
+		if _, _, err := add(t, fakeDriver(t, "cuGraphAddDependencies_v2")); !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "CUDA 12.3") {
+			t.Fatalf("err = %v, want ErrNotSupported naming CUDA 12.3", err)
+		}
+	})
+}

@@ -29,8 +29,10 @@ func fakeDriver(t testing.TB, omit ...string) string {
 		defined[m[1]] = true
 	}
 	skip := map[string]bool{}
+	flags := []string{"-shared", "-fPIC", "-O1"}
 	for _, o := range omit {
 		skip[o] = true
+		flags = append(flags, "-DFAKE_OMIT_"+o) // drops a definition fakedriver.c guards so
 	}
 	var b strings.Builder
 	b.Write(src)
@@ -53,7 +55,7 @@ func fakeDriver(t testing.TB, omit ...string) string {
 		t.Fatal(err)
 	}
 	so := filepath.Join(dir, "libfakecuda.so")
-	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", so, c).CombinedOutput(); err != nil {
+	if out, err := exec.Command(cc, append(flags, "-o", so, c)...).CombinedOutput(); err != nil {
 		t.Fatalf("building fake driver: %v\n%s", err, out)
 	}
 	return so

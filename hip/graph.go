@@ -83,6 +83,53 @@ func (g *Graph) AddKernel(f *Function, grid, block Dim3, shared uint32, a *Args,
 	return GraphNode(node), nil
 }
 
+// Edge data of cuGraphAddDependencies_v2 (CUgraphEdgeData: from_port,
+// to_port, type, five reserved bytes).
+const (
+	graphKernelNodePortProgrammatic = 1 // CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC
+	graphDependencyProgrammatic     = 1 // CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC
+)
+
+// SupportsProgrammaticDependencies reports whether the driver and device
+// take programmatic dependencies between kernel nodes: an NVIDIA driver
+// of CUDA 12.3 or newer (cuGraphAddDependencies_v2) and a device of
+// compute capability 9.0 or newer.
+func (c *Context) SupportsProgrammaticDependencies() bool {
+	if c.lib.fn[fnGraphAddDependencies] == 0 {
+		return false
+	}
+	major, _, err := c.dev.ComputeCapability()
+	return err == nil && major >= 9
+}
+
+// AddProgrammaticDependency makes kernel node to depend on kernel node from
+// programmatically: to may be scheduled once every block of from has run
+// griddepcontrol.launch_dependents (or ended), while from still runs, and
+// only its griddepcontrol.wait waits for from to complete with its memory
+// visible. It is correct only when to's kernel runs that wait before it
+// touches memory from may write or read (loom/ptx's kernels for sm_90 wait
+// at entry: ptx.Kernel.WaitsForPredecessors). The two must not already be
+// connected by an edge; add to without from among its deps. A driver or
+// device without programmatic dependencies is ErrNotSupported
+// (SupportsProgrammaticDependencies).
+func (g *Graph) AddProgrammaticDependency(from, to GraphNode) error {
+	if g.closed.Load() {
+		return fmt.Errorf("hip: graph: %w", ErrClosed)
+	}
+	if !g.ctx.SupportsProgrammaticDependencies() {
+		return fmt.Errorf("%w: programmatic graph dependencies need an NVIDIA driver of CUDA 12.3 or newer and a device of compute capability 9.0 or newer", ErrNotSupported)
+	}
+	var edge [8]byte
+	edge[0] = graphKernelNodePortProgrammatic
+	edge[2] = graphDependencyProgrammatic
+	f, t := uintptr(from), uintptr(to)
+	err := g.ctx.do(fnGraphAddDependencies, g.h, uintptr(unsafe.Pointer(&f)), uintptr(unsafe.Pointer(&t)), uintptr(unsafe.Pointer(&edge[0])), 1)
+	if err != nil {
+		return fmt.Errorf("hip: graph programmatic dependency: %w", err)
+	}
+	return nil
+}
+
 // AddMemset adds a fill of count elements of elemSize bytes (1, 2 or 4) at
 // dst with value, running after deps.
 func (g *Graph) AddMemset(dst DevicePtr, value uint32, elemSize, count int, deps ...GraphNode) (GraphNode, error) {

@@ -51,6 +51,7 @@ const (
 	fnGraphDestroy
 	fnGraphAddKernelNode
 	fnGraphAddMemsetNode
+	fnGraphAddDependencies // optional: edges with data (CUDA 12.3+), for programmatic dependencies
 	fnGraphInstantiate
 	fnGraphExecDestroy
 	fnGraphLaunch

@@ -66,7 +66,8 @@ var hipSpec = &vendorSpec{
 		fnGraphLaunch:         {"hipGraphLaunch"},
 		fnGetErrorName:        {"hipGetErrorName"},
 	},
-	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true, fnFuncSetAttribute: true},
+	// HIP has no programmatic dependencies: fnGraphAddDependencies stays unbound.
+	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true, fnFuncSetAttribute: true, fnGraphAddDependencies: true},
 	// hipDeviceAttribute_t as renumbered in ROCm 5.
 	attrs: attrCodes{
 		maxThreadsPerBlock: 56,

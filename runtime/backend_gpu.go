@@ -37,6 +37,10 @@ type compiledPTX struct {
 	// (ptx.Kernel.AlignedPTX); nil when text serves every launch alone.
 	aligned, alignedCapped []byte
 	alignedParams          []int
+	// waits says every build begins with griddepcontrol.wait
+	// (ptx.Kernel.WaitsForPredecessors): in a graph, the kernel may depend
+	// on the kernels before it programmatically.
+	waits bool
 }
 
 // errNoPTXCompiler explains why the GPU is not used for Loom sources yet.
@@ -131,6 +135,9 @@ type gpuKernel struct {
 	// maxDynamic is the dynamic shared memory a launch may ask for: the
 	// device's opt-in limit less the kernel's static shared memory.
 	maxDynamic int
+	// waits: every build waits at entry for the grids it depends on
+	// (compiledPTX.waits).
+	waits bool
 }
 
 type gpuGraph struct {
@@ -235,7 +242,7 @@ func (b *gpuBackend) loadKernel(req *kernelRequest) (devKernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cuda backend: kernel %s: %w", req.Export, err)
 	}
-	k := &gpuKernel{mod: mod, fn: fn}
+	k := &gpuKernel{mod: mod, fn: fn, waits: c.waits}
 	if len(c.aligned) > 0 {
 		k.alignedParams, k.src = c.alignedParams, c
 	}
@@ -404,15 +411,27 @@ func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
 		return nil, err
 	}
 	made := make([]hip.GraphNode, len(nodes))
+	programmatic := b.ctx.SupportsProgrammaticDependencies()
 	for i, n := range nodes {
 		// A fill of no bytes has no node (the drivers refuse empty
 		// memsets); it touches nothing, so nothing depends on it.
 		if n.Fill != nil && n.Fill.N == 0 {
 			continue
 		}
+		// A kernel that waits at entry for the grids it depends on follows
+		// the kernels before it programmatically: it is scheduled while
+		// their last workgroups run, which hides the gap between kernels,
+		// and waits for them, their memory visible, before anything else.
+		// Fills stay full dependencies.
+		waits := programmatic && n.Launch != nil && n.Launch.Kernel.(*gpuKernel).waits
 		deps := make([]hip.GraphNode, 0, len(n.Deps))
+		var after []hip.GraphNode
 		for _, d := range n.Deps {
-			if made[d] != 0 {
+			switch {
+			case made[d] == 0:
+			case waits && nodes[d].Launch != nil:
+				after = append(after, made[d])
+			default:
 				deps = append(deps, made[d])
 			}
 		}
@@ -422,6 +441,11 @@ func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
 			var fn *hip.Function
 			if fn, err = b.function(k, n.Launch.Args); err == nil {
 				made[i], err = g.AddKernel(fn, dims(n.Launch.Workgroups), dims(n.Launch.WorkgroupSize), uint32(n.Launch.WorkgroupStorage), k.pack(n.Launch.Args), deps...)
+			}
+			for _, a := range after {
+				if err == nil {
+					err = g.AddProgrammaticDependency(a, made[i])
+				}
 			}
 		case n.Fill != nil:
 			made[i], err = g.AddMemset(n.Fill.Mem.(*gpuMem).ptr.Add(n.Fill.Off), n.Fill.Value, 4, n.Fill.N/4, deps...)

@@ -315,3 +315,34 @@ func TestZeroGridFakeDriver(t *testing.T) {
 		t.Fatalf("after the fault: %v, want ErrUnusable", err)
 	}
 }
+
+// TestProgrammaticGraphFakeDriver: on a device of compute capability 9.0 a
+// recorded kernel that depends on another kernel follows it by a
+// programmatic dependency (its PTX waits at entry), while a kernel after a
+// fill keeps a full one; on an older device no programmatic edge is made.
+func TestProgrammaticGraphFakeDriver(t *testing.T) {
+	for _, c := range []struct {
+		cc   string
+		want [4]uint64 // from, to, edge count, edge data
+	}{
+		// Kernel nodes are 0x5000 + 16·n: square (after the fill) is the
+		// first, nop (after square) the second. Edge data: from_port 1
+		// (programmatic), type 1 (programmatic).
+		{"9", [4]uint64{0x5010, 0x5020, 1, 0x01_00_01}},
+		{"8", [4]uint64{}},
+	} {
+		t.Run("cc"+c.cc, func(t *testing.T) {
+			t.Setenv("FAKE_CC_MAJOR", c.cc)
+			so := fakeCUDA(t)
+			s, _, _, _ := openFakeCUDA(t, so) // records "step": fill, square, nop
+			var got [4]uint64
+			purego.SyscallN(fakeSym(t, so, "fake_last_edge"), uintptr(unsafe.Pointer(&got[0])))
+			if got != c.want {
+				t.Fatalf("last programmatic edge (from, to, count, data) = %#x, want %#x", got, c.want)
+			}
+			if err := s.Replay("step"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -25,7 +25,7 @@ func init() {
 		if err != nil {
 			return compiledPTX{}, err
 		}
-		c := compiledPTX{text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs, entry: k.Entry}
+		c := compiledPTX{text: []byte(k.PTX), capped: []byte(k.CappedPTX()), maxRegs: k.MaxRegs, entry: k.Entry, waits: k.WaitsForPredecessors}
 		if k.AlignedPTX != "" {
 			c.aligned, c.alignedCapped, c.alignedParams = []byte(k.AlignedPTX), []byte(k.CappedAlignedPTX()), k.AlignedParams
 		}

@@ -62,6 +62,9 @@ int cuDriverGetVersion(int *v) { *v = env("FAKE_VERSION", 13000); return 0; }
 int cuDeviceGetCount(int *n) { *n = env("FAKE_DEVICES", 1); return 0; }
 int cuDeviceGet(int *d, int ordinal) { *d = ordinal; return 0; }
 int cuDevicePrimaryCtxRetain(uintptr_t *ctx, int dev) { (void)dev; *ctx = 0x1000; return env("FAKE_RETAIN", 0); }
+/* Every attribute reads 0 but the compute capability's major number
+ * (CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 75), FAKE_CC_MAJOR. */
+int cuDeviceGetAttribute(int *v, int attr, int dev) { (void)dev; *v = attr == 75 ? env("FAKE_CC_MAJOR", 0) : 0; return 0; }
 int cuGetErrorName(int code, const char **name) {
 	switch (code) {
 	case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
@@ -183,3 +186,33 @@ long fake_args11(long a0, long a1, long a2, long a3, long a4, long a5, long a6, 
 	for (int i = 0; i < 11; i++) h = h * 1000003u ^ (unsigned long)v[i];
 	return (long)h;
 }
+
+/* Graph kernel nodes get handles of their own (0x5000 + 16·n for the n-th),
+ * and the last cuGraphAddDependencies_v2 call is kept (fake_last_edge: the
+ * from and to nodes of its first edge, its edge count and the first edge's
+ * eight bytes of CUgraphEdgeData as one little-endian word). */
+static long kernel_nodes;
+#ifndef FAKE_OMIT_cuGraphAddKernelNode_v2 /* a test may drop it (fakeDriver's omit) */
+int cuGraphAddKernelNode_v2(uintptr_t *node, uintptr_t g, const uintptr_t *deps, size_t n, const void *p) {
+	(void)g; (void)deps; (void)n; (void)p;
+	int r = fake_stub("cuGraphAddKernelNode_v2");
+	if (r == 0) *node = 0x5000 + 16 * __atomic_add_fetch(&kernel_nodes, 1, __ATOMIC_RELAXED);
+	return r;
+}
+#endif
+static uint64_t last_edge[4];
+void fake_last_edge(uint64_t *out) { for (int i = 0; i < 4; i++) out[i] = last_edge[i]; }
+#ifndef FAKE_OMIT_cuGraphAddDependencies_v2
+int cuGraphAddDependencies_v2(uintptr_t g, const uintptr_t *from, const uintptr_t *to, const unsigned char *edges, size_t n) {
+	(void)g;
+	int r = fake_stub("cuGraphAddDependencies_v2");
+	if (r != 0) return r;
+	uint64_t word = 0;
+	for (int i = 7; edges && i >= 0; i--) word = word << 8 | edges[i];
+	last_edge[0] = n ? from[0] : 0;
+	last_edge[1] = n ? to[0] : 0;
+	last_edge[2] = n;
+	last_edge[3] = word;
+	return 0;
+}
+#endif

@@ -475,11 +475,21 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 	}
 	out := []Result{res}
 	if inst.Flops < 1e10 {
-		gr, err := g.graphResult(group, inst, streamSides, per, outLen, copyGBs, targets)
+		gr, err := g.graphResult(group, inst, streamSides, per, outLen, copyGBs, targets, false)
 		if err != nil {
 			return out, fmt.Errorf("%s as graphs: %w", inst.Export, err)
 		}
 		out = append(out, gr)
+		// Both sides wait for their predecessor at entry (ours:
+		// WaitsForPredecessors; nvcc's: entry_wait in kernels.cu), so
+		// their chains may also be linked programmatically.
+		if k.WaitsForPredecessors && g.ctx.SupportsProgrammaticDependencies() {
+			gr, err := g.graphResult(group, inst, streamSides, per, outLen, copyGBs, targets, true)
+			if err != nil {
+				return out, fmt.Errorf("%s as graphs of programmatic dependencies: %w", inst.Export, err)
+			}
+			out = append(out, gr)
+		}
 	}
 	return out, nil
 }
@@ -531,8 +541,15 @@ func (g *gpu) measure(res *Result, inst *Instance, names []string, fs []func() (
 // launch costs this host about 4 µs, more than a 4096×4096 q4_K mat-vec
 // takes at the copy rate) and with a graph's shorter gap between kernels.
 // Each side's graph output is checked against the reference first.
-func (g *gpu) graphResult(group string, inst *Instance, sides []*launchable, per, outLen int, copyGBs float64, targets map[string]float64) (Result, error) {
-	res := Result{Group: group, Name: inst.Export + "/graph", Shape: inst.Shape, Check: inst.CheckWhat}
+// programmatic links each launch to the one before by a programmatic
+// dependency (export/graph-programmatic): it is scheduled while its
+// predecessor's last workgroups run and waits at entry for it to complete.
+func (g *gpu) graphResult(group string, inst *Instance, sides []*launchable, per, outLen int, copyGBs float64, targets map[string]float64, programmatic bool) (Result, error) {
+	name := inst.Export + "/graph"
+	if programmatic {
+		name += "-programmatic"
+	}
+	res := Result{Group: group, Name: name, Shape: inst.Shape, Check: inst.CheckWhat}
 	var fs []func() (float64, error)
 	var names []string
 	for _, l := range sides {
@@ -542,7 +559,14 @@ func (g *gpu) graphResult(group string, inst *Instance, sides []*launchable, per
 		}
 		var prev []hip.GraphNode
 		for i := range per {
-			n, err := gr.AddKernel(l.fn, l.grid, l.block, 0, l.args[i%len(l.args)], prev...)
+			deps := prev
+			if programmatic {
+				deps = nil
+			}
+			n, err := gr.AddKernel(l.fn, l.grid, l.block, 0, l.args[i%len(l.args)], deps...)
+			if err == nil && programmatic && len(prev) > 0 {
+				err = gr.AddProgrammaticDependency(prev[0], n)
+			}
 			if err != nil {
 				gr.Close()
 				return res, err

@@ -339,6 +339,7 @@ func (e *emitter) compile() (*Kernel, error) {
 			out.MaxRegs = int(n)
 		}
 	}
+	out.WaitsForPredecessors = e.sm >= 90
 	out.PTX = e.module(out.Entry, params, e.body.String())
 	if e.alignedBody != "" {
 		out.AlignedPTX = e.module(out.Entry, params, e.alignedBody)
@@ -414,6 +415,14 @@ func (e *emitter) module(entry string, params []string, body string) string {
 		b.WriteString("\t" + s + ";\n")
 	}
 	b.WriteString("\n")
+	if e.sm >= 90 {
+		// Programmatic dependent launch (sm_90+): a grid launched behind
+		// this one may be scheduled once every workgroup has passed here,
+		// and this one waits for the grids it depends on to complete (their
+		// memory visible) before anything else. Without a programmatic
+		// dependency both are no-ops.
+		b.WriteString("\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n")
+	}
 	b.WriteString(coalesce(dropTrailingBarriers(body)))
 	b.WriteString("}\n")
 	return b.String()

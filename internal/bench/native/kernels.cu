@@ -7,6 +7,18 @@
 // launch geometry, which is the Loom kernel's launch config.
 #include <cuda_fp16.h>
 
+// entry_wait begins every kernel, as loom/ptx begins every sm_90 entry:
+// wait for the grids this one depends on programmatically (their memory
+// visible), then let its own dependents be scheduled. Both are no-ops in a
+// launch without a programmatic dependency.
+__device__ __forceinline__ void entry_wait()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // sgemm_f32: C = A·B, row-major, m and n multiples of 128, k of 8.
 // Grid (n/128, m/128), block (16, 16). Each thread holds an 8x8 tile as
 // four 4x4 quadrants (rows 4ty and 64+4ty, columns 4tx and 64+4tx); two
@@ -14,6 +26,7 @@
 // into registers while the current one is multiplied out.
 extern "C" __global__ void __launch_bounds__(256) sgemm_f32(int m, int n, int k, const float *a, const float *b, float *c)
 {
+    entry_wait();
     __shared__ __align__(16) float ta[2][8][128];
     __shared__ __align__(16) float tb[2][8][128];
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -115,6 +128,7 @@ __device__ float block_max(float v, float *scratch)
 // pointers, as the Loom form's buffer.assume.noalias.
 extern "C" __global__ void rmsnorm_f32(int rows, int cols, float eps, const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y)
 {
+    entry_wait();
     __shared__ float scratch[32];
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
@@ -178,6 +192,7 @@ __device__ __forceinline__ void softmax_row(float mx, float sum, float *scratch,
 // sweep, normalisation in a second.
 extern "C" __global__ void softmax_f32(int rows, int cols, const float *x, float *y)
 {
+    entry_wait();
     __shared__ float scratch[32];
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
@@ -193,6 +208,7 @@ extern "C" __global__ void softmax_f32(int rows, int cols, const float *x, float
 // softmax_f32_loop: softmax_f32 with both sweeps kept as loops.
 extern "C" __global__ void softmax_f32_loop(int rows, int cols, const float *x, float *y)
 {
+    entry_wait();
     __shared__ float scratch[32];
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
@@ -211,6 +227,7 @@ extern "C" __global__ void softmax_f32_loop(int rows, int cols, const float *x, 
 // the row's end.
 extern "C" __global__ void softmax_f32_back(int rows, int cols, const float *x, float *y)
 {
+    entry_wait();
     __shared__ float scratch[32];
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
@@ -228,6 +245,7 @@ extern "C" __global__ void softmax_f32_back(int rows, int cols, const float *x, 
 // cos and sin tables of tokens x 64.
 extern "C" __global__ void rope_f32(int tokens, int heads, const float *x, const float *cs, const float *sn, float *y)
 {
+    entry_wait();
     int t = blockIdx.y, h = blockIdx.x * 8 + threadIdx.y;
     size_t at = ((size_t)t * heads + h) * 128 + threadIdx.x * 4;
     float4 v = *(const float4 *)(x + at);
@@ -335,6 +353,7 @@ __device__ __forceinline__ q8step q8_step(const int *qr, const __half *dr, int g
 
 extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
 {
+    entry_wait();
     __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
     __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
     int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
@@ -436,6 +455,7 @@ __device__ __forceinline__ float q4l_pair(int4 q, int4 hd, const int *xq, const 
 
 extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int cols, const unsigned char *w, const float *x, float *y)
 {
+    entry_wait();
     __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
     __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
     __shared__ float xs[MATVEC_CHUNK / 32];
