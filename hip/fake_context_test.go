@@ -486,3 +486,42 @@ func TestProgrammaticDependency(t *testing.T) {
 		}
 	})
 }
+
+// TestLaunchProgrammatic: LaunchProgrammatic hands cuLaunchKernelEx the
+// launch's sizes and stream with one attribute, programmatic stream
+// serialization allowed, and refuses before compute capability 9.0.
+func TestLaunchProgrammatic(t *testing.T) {
+	launch := func(t *testing.T, so string) (*Stream, error) {
+		l, err := OpenPath(CUDA, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := must2(l.NewContext(0))
+		t.Cleanup(func() { c.Close() })
+		s := must2(c.NewStream())
+		t.Cleanup(func() { s.Close() })
+		f := must2(must2(c.LoadModule([]byte("fake"))).Function("k"))
+		return s, s.LaunchProgrammatic(f, Dim1(7), Dim1(96), 48, NewArgs(8, 8))
+	}
+	t.Run("hopper", func(t *testing.T) {
+		t.Setenv("FAKE_CC_MAJOR", "9")
+		so := fakeDriver(t)
+		s, err := launch(t, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := must2(purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL))
+		var got [7]uint64
+		purego.SyscallN(must2(purego.Dlsym(h, "fake_last_config")), uintptr(unsafe.Pointer(&got[0])))
+		want := [7]uint64{7, 96, 48, uint64(s.h), 1, 6, 1}
+		if got != want {
+			t.Fatalf("config (grid, block, shared, stream, attrs, id, value) = %v, want %v", got, want)
+		}
+	})
+	t.Run("ampere", func(t *testing.T) {
+		t.Setenv("FAKE_CC_MAJOR", "8")
+		if _, err := launch(t, fakeDriver(t)); !errors.Is(err, ErrNotSupported) {
+			t.Fatalf("err = %v, want ErrNotSupported", err)
+		}
+	})
+}

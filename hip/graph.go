@@ -95,9 +95,12 @@ const (
 // of CUDA 12.3 or newer (cuGraphAddDependencies_v2) and a device of
 // compute capability 9.0 or newer.
 func (c *Context) SupportsProgrammaticDependencies() bool {
-	if c.lib.fn[fnGraphAddDependencies] == 0 {
-		return false
-	}
+	return c.lib.fn[fnGraphAddDependencies] != 0 && c.programmatic()
+}
+
+// programmatic reports whether the device has programmatic dependent
+// launch: compute capability 9.0 or newer.
+func (c *Context) programmatic() bool {
 	major, _, err := c.dev.ComputeCapability()
 	return err == nil && major >= 9
 }

@@ -304,3 +304,63 @@ func (p *PackedLaunch) refused() error {
 //
 //go:noinline
 func (p *PackedLaunch) failed(err error) error { return launchError(p.f, &p.frame, err) }
+
+// launchConfig is CUlaunchConfig with room for one CUlaunchAttribute: the
+// grid and block sizes, dynamic shared bytes, the stream, the attribute
+// array and its length, then the attribute (id, padding, a 64-byte value).
+type launchConfig struct {
+	grid, block [3]uint32
+	shared      uint32
+	_           uint32
+	stream      uintptr
+	attrs       uintptr
+	numAttrs    uint32
+	_           uint32
+	attrID      uint32
+	_           uint32
+	attrValue   [64]byte
+}
+
+// launchAttrProgrammaticStreamSerialization is
+// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
+const launchAttrProgrammaticStreamSerialization = 6
+
+// LaunchProgrammatic queues f on s as Launch does, but lets the driver
+// schedule it while the kernel before it on s still runs: once every
+// block of that kernel has run griddepcontrol.launch_dependents (or
+// ended). It is correct only when f waits (griddepcontrol.wait) before it
+// touches memory the work before it touches, as loom/ptx's sm_90 entries
+// do (ptx.Kernel.WaitsForPredecessors). A driver or device without
+// programmatic dependencies (Context.SupportsProgrammaticDependencies) is
+// ErrNotSupported. It allocates nothing on success.
+func (s *Stream) LaunchProgrammatic(f *Function, grid, block Dim3, shared uint32, a *Args) error {
+	if err := checkDims(f, grid, block); err != nil {
+		return err
+	}
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if s.ctx.lib.fn[fnLaunchKernelEx] == 0 || !s.ctx.programmatic() {
+		return fmt.Errorf("%w: programmatic launches need an NVIDIA driver with cuLaunchKernelEx and a device of compute capability 9.0 or newer", ErrNotSupported)
+	}
+	if err := a.matches(f); err != nil {
+		return err
+	}
+	cfg := launchConfig{
+		grid: [3]uint32{grid.X, grid.Y, grid.Z}, block: [3]uint32{block.X, block.Y, block.Z},
+		shared: shared, stream: s.h, numAttrs: 1, attrID: launchAttrProgrammaticStreamSerialization,
+	}
+	cfg.attrValue[0] = 1 // programmaticStreamSerializationAllowed
+	cfg.attrs = uintptr(unsafe.Pointer(&cfg.attrID))
+	fr := cframe{a: [11]uintptr{uintptr(unsafe.Pointer(&cfg)), f.h, a.kernelParams(), 0}}
+	err := s.hot(fnLaunchKernelEx, &fr)
+	runtime.KeepAlive(&cfg)
+	runtime.KeepAlive(a)
+	if err != nil {
+		return fmt.Errorf("hip: launching %s programmatically (grid %v, block %v): %w", f.name, grid, block, err)
+	}
+	return nil
+}

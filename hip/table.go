@@ -47,6 +47,7 @@ const (
 	fnFuncGetParamInfo // optional: lets Launch check argument sizes
 	fnFuncSetAttribute // optional on AMD, which needs no opt-in for dynamic shared memory
 	fnLaunchKernel
+	fnLaunchKernelEx // optional: launches with attributes (CUDA 12.0+), for programmatic serialization
 	fnGraphCreate
 	fnGraphDestroy
 	fnGraphAddKernelNode

@@ -66,8 +66,9 @@ var hipSpec = &vendorSpec{
 		fnGraphLaunch:         {"hipGraphLaunch"},
 		fnGetErrorName:        {"hipGetErrorName"},
 	},
-	// HIP has no programmatic dependencies: fnGraphAddDependencies stays unbound.
-	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true, fnFuncSetAttribute: true, fnGraphAddDependencies: true},
+	// HIP has no programmatic dependencies: fnGraphAddDependencies and
+	// fnLaunchKernelEx stay unbound.
+	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true, fnFuncSetAttribute: true, fnGraphAddDependencies: true, fnLaunchKernelEx: true},
 	// hipDeviceAttribute_t as renumbered in ROCm 5.
 	attrs: attrCodes{
 		maxThreadsPerBlock: 56,

@@ -55,6 +55,7 @@ var cudaSpec = &vendorSpec{
 		fnFuncGetParamInfo:    {"cuFuncGetParamInfo"},
 		fnFuncSetAttribute:    {"cuFuncSetAttribute"},
 		fnLaunchKernel:        {"cuLaunchKernel"},
+		fnLaunchKernelEx:      {"cuLaunchKernelEx"},
 		fnGraphCreate:         {"cuGraphCreate"},
 		fnGraphDestroy:        {"cuGraphDestroy"},
 		fnGraphAddKernelNode:  {"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode"},
@@ -66,7 +67,7 @@ var cudaSpec = &vendorSpec{
 		fnGraphLaunch:          {"cuGraphLaunch"},
 		fnGetErrorName:         {"cuGetErrorName"},
 	},
-	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true, fnGraphAddDependencies: true},
+	optional: [numFns]bool{fnDeviceGetProperties: true, fnFuncGetParamInfo: true, fnGraphAddDependencies: true, fnLaunchKernelEx: true},
 	attrs: attrCodes{
 		maxThreadsPerBlock: 1,
 		ccMajor:            75,

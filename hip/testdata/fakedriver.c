@@ -216,3 +216,27 @@ int cuGraphAddDependencies_v2(uintptr_t g, const uintptr_t *from, const uintptr_
 	return 0;
 }
 #endif
+
+/* cuLaunchKernelEx keeps the last config it was given (fake_last_config:
+ * grid x, block x, dynamic shared bytes, stream, attribute count, the
+ * first attribute's id and the first word of its value). */
+static uint64_t last_config[7];
+void fake_last_config(uint64_t *out) { for (int i = 0; i < 7; i++) out[i] = last_config[i]; }
+struct fake_launch_config {
+	unsigned grid[3], block[3], shared;
+	uintptr_t stream;
+	const unsigned char *attrs;
+	unsigned num_attrs;
+};
+int cuLaunchKernelEx(const struct fake_launch_config *c, uintptr_t f, void **params, void **extra) {
+	(void)f; (void)params; (void)extra;
+	if (!stream_ok()) return 201;
+	last_config[0] = c->grid[0];
+	last_config[1] = c->block[0];
+	last_config[2] = c->shared;
+	last_config[3] = c->stream;
+	last_config[4] = c->num_attrs;
+	last_config[5] = c->num_attrs ? *(const unsigned *)c->attrs : 0;
+	last_config[6] = c->num_attrs ? *(const uint64_t *)(c->attrs + 8) : 0;
+	return env("FAKE_RC_cuLaunchKernelEx", 0);
+}

@@ -488,7 +488,11 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 			if err != nil {
 				return out, fmt.Errorf("%s as graphs of programmatic dependencies: %w", inst.Export, err)
 			}
-			out = append(out, gr)
+			sr, err := g.programmaticResult(group, inst, streamSides, per, outLen, copyGBs, targets)
+			if err != nil {
+				return out, fmt.Errorf("%s launched programmatically: %w", inst.Export, err)
+			}
+			out = append(out, gr, sr)
 		}
 	}
 	return out, nil
@@ -579,28 +583,70 @@ func (g *gpu) graphResult(group string, inst *Instance, sides []*launchable, per
 			return res, err
 		}
 		g.closers = append(g.closers, func() { ex.Close() })
-		if err := g.s.MemsetD32(l.out.Ptr(), 0x7fc00000, outLen/4); err != nil {
+		run := func() error { return ex.Launch(g.s) }
+		if err := g.checkRun(&res, inst, l, outLen, run); err != nil {
 			return res, err
 		}
-		if err := ex.Launch(g.s); err != nil {
+		fs = append(fs, func() (float64, error) { return g.timed(per, run) })
+		names = append(names, l.name)
+	}
+	return res, g.measure(&res, inst, names, fs, copyGBs, targets)
+}
+
+// checkRun poisons l's output, runs run (which enqueues l's launches on
+// the stream), and checks the output against the instance's reference,
+// noting the largest error in res.
+func (g *gpu) checkRun(res *Result, inst *Instance, l *launchable, outLen int, run func() error) error {
+	if err := g.s.MemsetD32(l.out.Ptr(), 0x7fc00000, outLen/4); err != nil {
+		return err
+	}
+	if err := run(); err != nil {
+		return err
+	}
+	if err := g.s.Synchronize(); err != nil {
+		return fmt.Errorf("%s: %w", l.name, err)
+	}
+	host := make([]byte, outLen)
+	if err := g.ctx.CopyDtoH(host, l.out.Ptr()); err != nil {
+		return err
+	}
+	worst, err := inst.Check(host)
+	if err != nil {
+		return fmt.Errorf("%s: %w", l.name, err)
+	}
+	res.Check += fmt.Sprintf("; %s largest error %.3g of tolerance", l.name, worst)
+	inst.CheckNote = ""
+	return nil
+}
+
+// programmaticResult times each side as on the stream, per launches a
+// chunk, every launch after a chunk's first queued by
+// Stream.LaunchProgrammatic (export/stream-programmatic): scheduled while
+// the launch before it runs, waiting at entry for it to complete. Each
+// side's output after a chunk is checked against the reference first.
+func (g *gpu) programmaticResult(group string, inst *Instance, sides []*launchable, per, outLen int, copyGBs float64, targets map[string]float64) (Result, error) {
+	res := Result{Group: group, Name: inst.Export + "/stream-programmatic", Shape: inst.Shape, Check: inst.CheckWhat}
+	var fs []func() (float64, error)
+	var names []string
+	for _, l := range sides {
+		run := func() error {
+			for i := range per {
+				a := l.args[l.next%len(l.args)]
+				l.next++
+				launch := g.s.LaunchProgrammatic
+				if i == 0 {
+					launch = g.s.Launch
+				}
+				if err := launch(l.fn, l.grid, l.block, 0, a); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := g.checkRun(&res, inst, l, outLen, run); err != nil {
 			return res, err
 		}
-		if err := g.s.Synchronize(); err != nil {
-			return res, fmt.Errorf("%s: %w", l.name, err)
-		}
-		host := make([]byte, outLen)
-		if err := g.ctx.CopyDtoH(host, l.out.Ptr()); err != nil {
-			return res, err
-		}
-		worst, err := inst.Check(host)
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", l.name, err)
-		}
-		res.Check += fmt.Sprintf("; %s largest error %.3g of tolerance", l.name, worst)
-		inst.CheckNote = ""
-		fs = append(fs, func() (float64, error) {
-			return g.timed(per, func() error { return ex.Launch(g.s) })
-		})
+		fs = append(fs, func() (float64, error) { return g.timed(per, run) })
 		names = append(names, l.name)
 	}
 	return res, g.measure(&res, inst, names, fs, copyGBs, targets)
