@@ -91,11 +91,13 @@ const (
 )
 
 // SupportsProgrammaticDependencies reports whether the driver and device
-// take programmatic dependencies between kernel nodes: an NVIDIA driver
-// of CUDA 12.3 or newer (cuGraphAddDependencies_v2) and a device of
-// compute capability 9.0 or newer.
+// take programmatic dependencies, between kernel nodes of a graph
+// (Graph.AddProgrammaticDependency) and between launches on a stream
+// (Stream.LaunchProgrammatic): an NVIDIA driver of CUDA 12.3 or newer
+// (cuGraphAddDependencies_v2, cuLaunchKernelEx) and a device of compute
+// capability 9.0 or newer.
 func (c *Context) SupportsProgrammaticDependencies() bool {
-	return c.lib.fn[fnGraphAddDependencies] != 0 && c.programmatic()
+	return c.lib.fn[fnGraphAddDependencies] != 0 && c.lib.fn[fnLaunchKernelEx] != 0 && c.programmatic()
 }
 
 // programmatic reports whether the device has programmatic dependent

@@ -72,6 +72,15 @@ type launchPacker interface {
 	packLaunch(l *launchCmd) (*hip.PackedLaunch, error)
 }
 
+// dependentLauncher is a backend that can queue a launch to overlap the
+// end of the launch queued just before it: on the CUDA backend, an sm_90
+// kernel (which waits at entry for its predecessor to complete) is launched
+// programmatically, scheduled while its predecessor's last workgroups run.
+// A backend without it launches each command after the last has ended.
+type dependentLauncher interface {
+	launchDependent(l *launchCmd) error
+}
+
 // devMem, devKernel and devGraph are backend-owned handles; only the backend
 // that made one looks inside.
 type (

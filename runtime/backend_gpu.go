@@ -66,6 +66,9 @@ type gpuBackend struct {
 	ctx    *hip.Context
 	stream *hip.Stream
 	sm     int // compute capability times ten, the PTX target
+	// programmatic: the device and driver take programmatic dependencies
+	// (graph edges and stream launches; hip.Context.SupportsProgrammaticDependencies).
+	programmatic bool
 }
 
 func openCUDABackend(opts Options) (backend, error) {
@@ -102,7 +105,7 @@ func openCUDABackend(opts Options) (backend, error) {
 		ctx.Close()
 		return nil, err
 	}
-	return &gpuBackend{lib: lib, ctx: ctx, stream: s, sm: 10*major + minor}, nil
+	return &gpuBackend{lib: lib, ctx: ctx, stream: s, sm: 10*major + minor, programmatic: ctx.SupportsProgrammaticDependencies()}, nil
 }
 
 // gpuMem is an allocation: device memory, or pinned host memory that the
@@ -391,6 +394,21 @@ func (b *gpuBackend) launch(l *launchCmd) error {
 	return b.stream.Launch(fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), k.pack(l.Args))
 }
 
+// launchDependent is launch of a dispatch queued right after another
+// launch: programmatic where the device and driver allow it and the kernel
+// waits at entry for the grids before it (compiledPTX.waits).
+func (b *gpuBackend) launchDependent(l *launchCmd) error {
+	k := l.Kernel.(*gpuKernel)
+	if !b.programmatic || !k.waits {
+		return b.launch(l)
+	}
+	fn, err := b.function(k, l.Args)
+	if err != nil {
+		return err
+	}
+	return b.stream.LaunchProgrammatic(fn, dims(l.Workgroups), dims(l.WorkgroupSize), uint32(l.WorkgroupStorage), k.pack(l.Args))
+}
+
 // packLaunch packs l into the driver's call frame and a parameter block of
 // its own, once: device addresses do not move while the session is open,
 // so a sealed dispatch's launch is the same bytes every time.
@@ -411,7 +429,7 @@ func (b *gpuBackend) buildGraph(nodes []graphNode) (devGraph, error) {
 		return nil, err
 	}
 	made := make([]hip.GraphNode, len(nodes))
-	programmatic := b.ctx.SupportsProgrammaticDependencies()
+	programmatic := b.programmatic
 	for i, n := range nodes {
 		// A fill of no bytes has no node (the drivers refuse empty
 		// memsets); it touches nothing, so nothing depends on it.

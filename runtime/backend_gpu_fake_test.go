@@ -316,29 +316,38 @@ func TestZeroGridFakeDriver(t *testing.T) {
 	}
 }
 
-// TestProgrammaticGraphFakeDriver: on a device of compute capability 9.0 a
+// TestProgrammaticFakeDriver: on a device of compute capability 9.0 a
 // recorded kernel that depends on another kernel follows it by a
 // programmatic dependency (its PTX waits at entry), while a kernel after a
-// fill keeps a full one; on an older device no programmatic edge is made.
-func TestProgrammaticGraphFakeDriver(t *testing.T) {
+// fill keeps a full one, and a direct Run launches a kernel queued right
+// after another programmatically; on an older device neither happens.
+func TestProgrammaticFakeDriver(t *testing.T) {
 	for _, c := range []struct {
-		cc   string
-		want [4]uint64 // from, to, edge count, edge data
+		cc     string
+		edge   [4]uint64 // from, to, edge count, edge data
+		config [7]uint64 // cuLaunchKernelEx's: grid, block, shared, stream, attributes, id, value
 	}{
 		// Kernel nodes are 0x5000 + 16·n: square (after the fill) is the
 		// first, nop (after square) the second. Edge data: from_port 1
-		// (programmatic), type 1 (programmatic).
-		{"9", [4]uint64{0x5010, 0x5020, 1, 0x01_00_01}},
-		{"8", [4]uint64{}},
+		// (programmatic), type 1 (programmatic). The Run's nop, after
+		// square, is one workgroup of one on the stream (0x2000), with
+		// programmatic stream serialization (6) allowed.
+		{"9", [4]uint64{0x5010, 0x5020, 1, 0x01_00_01}, [7]uint64{1, 1, 0, 0x2000, 1, 6, 1}},
+		{"8", [4]uint64{}, [7]uint64{}},
 	} {
 		t.Run("cc"+c.cc, func(t *testing.T) {
 			t.Setenv("FAKE_CC_MAJOR", c.cc)
 			so := fakeCUDA(t)
-			s, _, _, _ := openFakeCUDA(t, so) // records "step": fill, square, nop
-			var got [4]uint64
-			purego.SyscallN(fakeSym(t, so, "fake_last_edge"), uintptr(unsafe.Pointer(&got[0])))
-			if got != c.want {
-				t.Fatalf("last programmatic edge (from, to, count, data) = %#x, want %#x", got, c.want)
+			s, _, _, _ := openFakeCUDA(t, so) // records and runs fill, square, nop
+			var edge [4]uint64
+			purego.SyscallN(fakeSym(t, so, "fake_last_edge"), uintptr(unsafe.Pointer(&edge[0])))
+			if edge != c.edge {
+				t.Fatalf("last programmatic edge (from, to, count, data) = %#x, want %#x", edge, c.edge)
+			}
+			var config [7]uint64
+			purego.SyscallN(fakeSym(t, so, "fake_last_config"), uintptr(unsafe.Pointer(&config[0])))
+			if config != c.config {
+				t.Fatalf("last programmatic launch = %#x, want %#x", config, c.config)
 			}
 			if err := s.Replay("step"); err != nil {
 				t.Fatal(err)

@@ -5,13 +5,14 @@ import (
 	"testing"
 )
 
-// TestDependentGraphBackends replays graphs whose kernels read what the
-// kernels before them wrote: a chain of 48 axpy launches over 1 Mi
-// elements (each over many waves of workgroups, so on an sm_90 GPU each
-// launch is scheduled, by its programmatic dependency, while the one
-// before still runs) and a diamond whose last kernel depends on two. A
-// kernel that ran ahead of the wait at its entry would read a stale y.
-// Every value is a small integer, exact in f32, checked against Go.
+// TestDependentGraphBackends replays graphs, and runs directly, commands
+// whose kernels read what the kernels before them wrote: a chain of 48
+// axpy launches over 1 Mi elements (each over many waves of workgroups, so
+// on an sm_90 GPU each launch is scheduled, by its programmatic dependency
+// or launch, while the one before still runs) and a diamond whose last
+// kernel depends on two. A kernel that ran ahead of the wait at its entry
+// would read a stale y. Every value is a small integer, exact in f32,
+// checked against Go.
 func TestDependentGraphBackends(t *testing.T) {
 	const n, chain = 1 << 20, 48
 	xs := make([]float32, n)
@@ -48,8 +49,14 @@ func TestDependentGraphBackends(t *testing.T) {
 				wantB[i] += wantA[i]
 				wantA[i] += wantB[i]
 			}
-			for replay := range 3 {
-				if err := s.Replay("dependent"); err != nil {
+			// Three replays, then the same commands run directly, where on
+			// an sm_90 GPU each launch after a launch is programmatic.
+			for replay := range 4 {
+				run := func() error { return s.Replay("dependent") }
+				if replay == 3 {
+					run = func() error { return s.Run(cmds) }
+				}
+				if err := run(); err != nil {
 					t.Fatal(err)
 				}
 				for _, c := range []struct {
@@ -63,12 +70,12 @@ func TestDependentGraphBackends(t *testing.T) {
 					}
 					for i := range got {
 						if got[i] != c.want[i] {
-							t.Fatalf("replay %d: %s[%d] = %v, want %v", replay, c.name, i, got[i], c.want[i])
+							t.Fatalf("replay %d (3: Run): %s[%d] = %v, want %v", replay, c.name, i, got[i], c.want[i])
 						}
 					}
 				}
 			}
-			t.Logf("%s: 3 replays of %d commands agree with Go", s.Backend(), len(cmds))
+			t.Logf("%s: 3 replays and a Run of %d commands agree with Go", s.Backend(), len(cmds))
 		})
 	}
 }

@@ -238,7 +238,7 @@ func (s *Session) runCommands(cmds []Command) error {
 		}
 	}
 	for i := range nodes {
-		if err := s.issue(&nodes[i]); err != nil {
+		if err := s.issue(nodes, i); err != nil {
 			return s.fail(fmt.Sprintf("run: command %d", i), err)
 		}
 	}
@@ -307,10 +307,18 @@ func (s *Session) runRefused(d *Dispatch) error {
 //go:noinline
 func (s *Session) runFailed(err error) error { return s.fail("run: command 0", err) }
 
-// issue submits one node directly; the caller holds s.mu.
-func (s *Session) issue(n *graphNode) error {
+// issue submits node i of nodes directly, after nodes[:i]; the caller
+// holds s.mu. A launch right after a launch may overlap the end of its
+// predecessor where the backend can (dependentLauncher).
+func (s *Session) issue(nodes []graphNode, i int) error {
+	n := &nodes[i]
 	if n.Fill != nil {
 		return s.be.fill(n.Fill.Mem, n.Fill.Off, n.Fill.N, n.Fill.Value)
+	}
+	if i > 0 && nodes[i-1].Launch != nil {
+		if dl, ok := s.be.(dependentLauncher); ok {
+			return dl.launchDependent(n.Launch)
+		}
 	}
 	return s.be.launch(n.Launch)
 }
