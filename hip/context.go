@@ -26,6 +26,9 @@ type Context struct {
 	dev           *Device
 	h             uintptr
 	setArgs       [1]uintptr // cuCtxSetCurrent's argument, written once
+	// ccMajor is the device's compute capability major number (0 where
+	// the driver could not say), read once for the launch paths.
+	ccMajor int
 }
 
 // NewContext retains the primary context of device ordinal. Close releases
@@ -45,6 +48,9 @@ func (l *Library) NewContext(ordinal int) (*Context, error) {
 		return nil, fmt.Errorf("hip: device %d: %w", ordinal, err)
 	}
 	c := &Context{lib: l, dev: d, h: h}
+	if major, _, err := d.ComputeCapability(); err == nil {
+		c.ccMajor = major
+	}
 	c.setArgs[0] = h
 	c.setForStreams.Store(!l.spec.streamContext)
 	return c, nil

@@ -102,10 +102,7 @@ func (c *Context) SupportsProgrammaticDependencies() bool {
 
 // programmatic reports whether the device has programmatic dependent
 // launch: compute capability 9.0 or newer.
-func (c *Context) programmatic() bool {
-	major, _, err := c.dev.ComputeCapability()
-	return err == nil && major >= 9
-}
+func (c *Context) programmatic() bool { return c.ccMajor >= 9 }
 
 // AddProgrammaticDependency makes kernel node to depend on kernel node from
 // programmatically: to may be scheduled once every block of from has run
