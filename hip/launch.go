@@ -191,16 +191,7 @@ func (a *Args) matches(f *Function) error {
 // Launch queues f on s over grid blocks of block threads, with shared bytes
 // of dynamic shared memory. It allocates nothing on success.
 func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) error {
-	if err := checkDims(f, grid, block); err != nil {
-		return err
-	}
-	if err := s.usable(); err != nil {
-		return err
-	}
-	if err := s.ctx.Err(); err != nil {
-		return err
-	}
-	if err := a.matches(f); err != nil {
+	if err := s.checkLaunch(f, grid, block, a); err != nil {
 		return err
 	}
 	fr := launchFrame(f, grid, block, shared, s, a.kernelParams())
@@ -210,6 +201,22 @@ func (s *Stream) Launch(f *Function, grid, block Dim3, shared uint32, a *Args) e
 		return launchError(f, &fr, err)
 	}
 	return nil
+}
+
+// checkLaunch checks a launch of f on s over grid blocks of block threads
+// with the parameters a: the sizes, the stream and its context, and a
+// against f's parameter layout.
+func (s *Stream) checkLaunch(f *Function, grid, block Dim3, a *Args) error {
+	if err := checkDims(f, grid, block); err != nil {
+		return err
+	}
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	return a.matches(f)
 }
 
 // launchFrame is the cuLaunchKernel call of f on s over grid blocks of
@@ -334,20 +341,11 @@ const launchAttrProgrammaticStreamSerialization = 6
 // programmatic dependencies (Context.SupportsProgrammaticDependencies) is
 // ErrNotSupported. It allocates nothing on success.
 func (s *Stream) LaunchProgrammatic(f *Function, grid, block Dim3, shared uint32, a *Args) error {
-	if err := checkDims(f, grid, block); err != nil {
-		return err
-	}
-	if err := s.usable(); err != nil {
-		return err
-	}
-	if err := s.ctx.Err(); err != nil {
+	if err := s.checkLaunch(f, grid, block, a); err != nil {
 		return err
 	}
 	if s.ctx.lib.fn[fnLaunchKernelEx] == 0 || !s.ctx.programmatic() {
 		return fmt.Errorf("%w: programmatic launches need an NVIDIA driver with cuLaunchKernelEx and a device of compute capability 9.0 or newer", ErrNotSupported)
-	}
-	if err := a.matches(f); err != nil {
-		return err
 	}
 	cfg := launchConfig{
 		grid: [3]uint32{grid.X, grid.Y, grid.Z}, block: [3]uint32{block.X, block.Y, block.Z},

@@ -1,12 +1,8 @@
 package ptx
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/loomgen/loomgen/loom"
 )
 
 // TestEntryWaitsForPredecessors: on sm_90 every build's body begins with
@@ -14,20 +10,8 @@ import (
 // instruction that touches memory, so a programmatic dependency is safe
 // (WaitsForPredecessors); sm_80, which has neither, emits neither.
 func TestEntryWaitsForPredecessors(t *testing.T) {
-	path := filepath.Join("testdata", "copy_bw.loom")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := loom.ParseFile(path, src)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, sm := range []int{80, 90} {
-		k, err := Compile([]*loom.Module{m}, "copy_v4_f32", Options{SM: sm})
-		if err != nil {
-			t.Fatal(err)
-		}
+		k := compileTestdataFor(t, "copy_bw.loom", "copy_v4_f32", Options{SM: sm})
 		if k.AlignedPTX == "" {
 			t.Fatal("copy_v4_f32 has no build for aligned buffers to check")
 		}

@@ -19,6 +19,12 @@ func compileTestdata(t *testing.T, file, export string) string {
 // compileTestdataKernel compiles export from a file of testdata.
 func compileTestdataKernel(t *testing.T, file, export string) *Kernel {
 	t.Helper()
+	return compileTestdataFor(t, file, export, Options{})
+}
+
+// compileTestdataFor compiles export from a file of testdata with opts.
+func compileTestdataFor(t *testing.T, file, export string, opts Options) *Kernel {
+	t.Helper()
 	path := filepath.Join("testdata", file)
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -28,7 +34,7 @@ func compileTestdataKernel(t *testing.T, file, export string) *Kernel {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := Compile([]*loom.Module{m}, export, Options{})
+	k, err := Compile([]*loom.Module{m}, export, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
