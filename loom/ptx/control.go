@@ -116,6 +116,10 @@ func (e *emitter) setJoins(pos loom.Pos, j *joins, srcs []*val, parallel bool) e
 		}
 		srcs = slices.Clone(srcs)
 		for i, s := range srcs {
+			if sameRegs(s, j.vals[i]) {
+				srcs[i] = nil // already in place (an accumulator updated in place)
+				continue
+			}
 			if !readsAny(s, dst) {
 				continue
 			}
@@ -127,11 +131,28 @@ func (e *emitter) setJoins(pos loom.Pos, j *joins, srcs []*val, parallel bool) e
 		}
 	}
 	for i, s := range srcs {
+		if s == nil {
+			continue
+		}
 		if err := e.assign(pos, j.vals[i], s); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sameRegs reports whether two vector values are held in the same
+// registers, component by component.
+func sameRegs(a, b *val) bool {
+	if len(a.vec) == 0 || len(a.vec) != len(b.vec) {
+		return false
+	}
+	for i := range a.vec {
+		if a.vec[i].reg == "" || a.vec[i].reg != b.vec[i].reg {
+			return false
+		}
+	}
+	return true
 }
 
 // joinRegs adds the registers of v (components, dims, strides) to set.
@@ -179,6 +200,9 @@ func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms [
 		if skip[op] {
 			continue
 		}
+		if e.wgPending && !e.wgmmaKeeps(op) {
+			e.wgmmaFlush()
+		}
 		k, err := e.reduceGroup(r.Ops[i:])
 		if err != nil {
 			return err
@@ -189,6 +213,7 @@ func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms [
 		}
 		e.cur = op
 		if slices.Contains(terms, op.Name) {
+			e.wgmmaFlush()
 			vals, err := e.operands(op, 0)
 			if err != nil {
 				return err
@@ -202,6 +227,7 @@ func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms [
 			return err
 		}
 	}
+	e.wgmmaFlush()
 	return nil
 }
 
@@ -329,6 +355,10 @@ func (e *emitter) scfFor(op *loom.Op) error {
 		}
 	}
 	bindBody(e, body, iv, j.vals)
+	if e.carried == nil {
+		e.carried = map[*loom.Region]bool{}
+	}
+	e.carried[body] = true // the join registers, the loop's own
 	done := e.newReg(cPred)
 	e.label(head)
 	e.ins("setp.ge.%s %s, %s, %s", forCompare(t), done, iv.reg, ub.reg)

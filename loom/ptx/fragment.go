@@ -173,6 +173,10 @@ func (e *emitter) fragmentOp(op *loom.Op, rest string) error {
 		return e.define(op, 0, x) // the same payload, now a fragment
 	}
 	store := rest == "fragment.store"
+	if e.wgp != nil && e.wgp.skip[op] {
+		// A wgmma group reads this rhs through its descriptor.
+		return e.define(op, 0, &val{t: vecResultType(op)})
+	}
 	at := 0
 	if store {
 		at = 1
@@ -738,6 +742,9 @@ func mmaInstr(ab, acc *loom.Type, ua, ub bool) string {
 func (e *emitter) mma(op *loom.Op) error {
 	if err := need(op, 3); err != nil {
 		return err
+	}
+	if e.wgp != nil && e.wgp.group[op] != nil {
+		return e.wgmma(op, e.wgp.group[op])
 	}
 	if len(op.Types) != 3 {
 		return invalid(op.Pos, "vector.mma needs the types of lhs, rhs and accumulator")

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -85,6 +86,17 @@ func TestFragmentPTX(t *testing.T) {
 		// rows keep that alignment; the async kernels copy with cp.async
 		// (L2 only: device-scope copies), the staged ones through registers.
 		want := []string{"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync"}
+		if strings.Contains(export, "_wg") {
+			// One warpgroup per block: wgmma reads the rhs tiles itself
+			// (wgmma.go); TestWgmmaFallback covers other targets.
+			want = []string{".target sm_90a", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "wgmma.mma_async.sync.aligned.m64n64k16.f32." + strings.Split(export, "_")[2],
+				"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0", "fence.proxy.async.shared::cta"}
+			for _, no := range []string{"mma.sync", "ldmatrix.sync.aligned.m8n8.x4.trans"} {
+				if strings.Contains(k.PTX, no) {
+					t.Errorf("%s: %s beside wgmma", export, no)
+				}
+			}
+		}
 		if strings.HasSuffix(export, "_staged") {
 			want = append(want, "ld.global.v4.s32", "st.shared.v4.s32")
 		} else {
@@ -110,7 +122,7 @@ func TestFragmentPTX(t *testing.T) {
 // the CPU executor's bit for bit.
 func TestGPUFragments(t *testing.T) {
 	ctx, s := gpuContext(t)
-	for _, file := range []string{filepath.Join("..", "testdata", "fragment_mma.loom"), filepath.Join("testdata", "matmul_tc.loom")} {
+	for _, file := range []string{filepath.Join("..", "testdata", "fragment_mma.loom"), filepath.Join("testdata", "matmul_tc.loom"), filepath.Join("testdata", "wgmma.loom")} {
 		m := parse(t, file)
 		for _, kd := range m.Kernels {
 			t.Run(kd.Export, func(t *testing.T) {
@@ -155,50 +167,97 @@ func TestGPUFragments(t *testing.T) {
 // workgroups, several steps through every workgroup buffer).
 // LOOM_TC_KERNELS names another file of such kernels to check instead.
 func TestTensorCoreMatmulCPU(t *testing.T) {
-	file := filepath.Join("testdata", "matmul_tc.loom")
-	if f := os.Getenv("LOOM_TC_KERNELS"); f != "" {
-		file = f
-	}
-	m := parse(t, file)
+	m := parse(t, tensorKernels())
 	const rows, cols, depth = 256, 256, 256
 	for _, kd := range m.Kernels {
-		export := kd.Export
-		// The kernel copies its operands as i32 words: the element type
-		// is in the name.
-		name, _, _ := strings.Cut(strings.TrimPrefix(export, "matmul_tc_"), "_")
-		el := &loom.Type{Kind: loom.TypeFloat, Name: name, Bits: 16}
-		c, err := newCase([]*loom.Module{m}, kd, nil, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Args[0].Bits, c.Args[1].Bits, c.Args[2].Bits = rows, cols, depth
-		av, araw := halfOperand(rows*depth, 5, el)
-		bv, braw := halfOperand(depth*cols, 6, el)
-		c.Args[3].Buffer, c.Args[4].Buffer = araw, braw
-		c.Args[5].Buffer = make([]byte, 4*rows*cols)
-		grid, block, storage, err := tensorLaunch(m, export, rows, cols, depth)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Launch.Workgroups = [3]int{int(grid.X), int(grid.Y), int(grid.Z)}
-		c.Launch.WorkgroupSize = [3]int{int(block.X), int(block.Y), int(block.Z)}
-		c.Launch.WorkgroupStorage = storage
+		c, av, bv := tensorCase(t, m, kd.Export, rows, cols, depth)
 		out, err := runCPU(c)
 		if err != nil {
-			t.Fatalf("%s: %v", export, err)
+			t.Fatalf("%s: %v", kd.Export, err)
 		}
-		got := f32s(out[5])
-		for i := range rows {
-			for j := range cols {
-				var s float64
-				for e := range depth {
-					s += float64(av[i*depth+e]) * float64(bv[e*cols+j])
-				}
-				if float64(got[i*cols+j]) != s {
-					t.Fatalf("%s: C[%d][%d] = %v, want %v", export, i, j, got[i*cols+j], s)
+		requireMatmul(t, kd.Export, f32s(out[5]), av, bv, rows, cols, depth)
+	}
+}
+
+// TestGPUTensorCoreMatmul runs the benchmark's Loom matmuls on the GPU at
+// 256×384×448 — 7 steps of 64: two loop trips through the three stages
+// and one step after them — on exact inputs (every partial sum is a
+// multiple of 1/4096 below 2^11, so any summation order gives the same
+// f32) and requires C to equal a Go matmul.
+func TestGPUTensorCoreMatmul(t *testing.T) {
+	ctx, s := gpuContext(t)
+	m := parse(t, tensorKernels())
+	const rows, cols, depth = 256, 384, 448
+	for _, kd := range m.Kernels {
+		t.Run(kd.Export, func(t *testing.T) {
+			k, err := Compile([]*loom.Module{m}, kd.Export, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, av, bv := tensorCase(t, m, kd.Export, rows, cols, depth)
+			out := runGPU(t, ctx, s, k, c, 0)
+			requireMatmul(t, kd.Export, f32s(out[5]), av, bv, rows, cols, depth)
+		})
+	}
+}
+
+// tensorKernels is the file of matmul_tc kernels the tensor-core tests
+// and benchmark take.
+func tensorKernels() string {
+	if f := os.Getenv("LOOM_TC_KERNELS"); f != "" {
+		return f
+	}
+	return filepath.Join("testdata", "matmul_tc.loom")
+}
+
+// tensorCase is a matmul_tc launch of rows×cols×depth on exact operands
+// (multiples of 1/64 in [-1, 1)), which it also returns as float32.
+func tensorCase(t *testing.T, m *loom.Module, export string, rows, cols, depth int) (*crosscheck.Case, []float32, []float32) {
+	t.Helper()
+	// The kernel copies its operands as i32 words: the element type is in
+	// the name.
+	name, _, _ := strings.Cut(strings.TrimPrefix(export, "matmul_tc_"), "_")
+	el := &loom.Type{Kind: loom.TypeFloat, Name: name, Bits: 16}
+	c, err := newCase([]*loom.Module{m}, findKernel(t, m, export), nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Args[0].Bits, c.Args[1].Bits, c.Args[2].Bits = uint64(rows), uint64(cols), uint64(depth)
+	av, araw := halfOperand(rows*depth, 5, el)
+	bv, braw := halfOperand(depth*cols, 6, el)
+	c.Args[3].Buffer, c.Args[4].Buffer = araw, braw
+	c.Args[5].Buffer = make([]byte, 4*rows*cols)
+	grid, block, storage, err := tensorLaunch(m, export, int64(rows), int64(cols), int64(depth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Launch.Workgroups = [3]int{int(grid.X), int(grid.Y), int(grid.Z)}
+	c.Launch.WorkgroupSize = [3]int{int(block.X), int(block.Y), int(block.Z)}
+	c.Launch.WorkgroupStorage = storage
+	return c, av, bv
+}
+
+// requireMatmul requires got (rows×cols, row-major) to equal a·b exactly,
+// naming the first differing elements and how many differ.
+func requireMatmul(t *testing.T, export string, got, a, b []float32, rows, cols, depth int) {
+	t.Helper()
+	bad := 0
+	var first []string
+	for i := range rows {
+		for j := range cols {
+			var s float64
+			for e := range depth {
+				s += float64(a[i*depth+e]) * float64(b[e*cols+j])
+			}
+			if float64(got[i*cols+j]) != s {
+				if bad++; bad <= 8 {
+					first = append(first, fmt.Sprintf("C[%d][%d] = %v, want %v", i, j, got[i*cols+j], s))
 				}
 			}
 		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d elements differ: %s", export, bad, rows*cols, strings.Join(first, "; "))
 	}
 }
 

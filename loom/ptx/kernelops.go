@@ -105,10 +105,10 @@ func (e *emitter) kernelOp(op *loom.Op, rest string) error {
 	case "barrier":
 		switch op.Param {
 		case "workgroup", "":
-			e.ins("bar.sync 0")
+			e.workgroupBarrier()
 		case "global":
 			e.ins("fence.acq_rel.gpu")
-			e.ins("bar.sync 0")
+			e.workgroupBarrier()
 		default:
 			return unsupported(op, "barrier on %q", op.Param)
 		}

@@ -1,0 +1,508 @@
+package ptx
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// Warpgroup matrix multiply (Hopper's wgmma, sm_90a). A subgroup
+// vector.mma on mma.sync multiplies its own 16×16 lhs by a 16×16 rhs the
+// warp loads itself. wgmma.mma_async m64nNk16 instead multiplies the lhs
+// rows of four consecutive warps (a warpgroup, each warp's 16 rows in
+// registers, in mma.sync's lhs layout) by one K×N rhs that the tensor
+// core reads from workgroup memory through a matrix descriptor, into
+// accumulators laid out per warp exactly as mma.sync's m16n8 ones, one
+// n8 tile after another. So four subgroup mmas are one m64n64k16 wgmma
+// when, in every warp of the warpgroup,
+//   - they share the lhs fragment (f16 or bf16, 16×16, into f32),
+//   - their rhs fragments are vector.fragment.load<rhs> [16, 16] of one
+//     swizzled workgroup tile (swizzle.go) whose rows are exactly 128
+//     bytes (64 elements) at the same row, a multiple of 8 and the same
+//     in every warp of the workgroup, and at columns 0, 16, 32 and 48:
+//     together the whole 16×64 slab, which the swizzled layout stores as
+//     wgmma's N-major 128-byte-swizzle layout (two atoms of 8 rows),
+//   - every warp of the warpgroup reaches them: the workgroup is a static
+//     multiple of 128 invocations, the enclosing loops and ifs are
+//     uniform across it, and nothing returns early.
+// The group is then emitted once, at its first member: a descriptor for
+// the slab, wgmma.fence, and wgmma.mma_async with the four accumulators as
+// its 32 registers; the rhs loads that only the groups read are dropped.
+// wgmma runs asynchronously: consecutive groups and the lhs loads between
+// them stay in flight, and the first other op waits for all of them
+// (wgmma.commit_group, wgmma.wait_group 0). The tile's producers write
+// through the generic proxy and wgmma reads through the async proxy, so
+// every workgroup barrier of such a kernel is preceded by
+// fence.proxy.async.
+
+// wgmmaGroup is four vector.mma ops one wgmma computes.
+type wgmmaGroup struct {
+	mmas  [4]*loom.Op // by rhs column 0, 16, 32, 48
+	first *loom.Op    // the member first in program order
+	tile  *loom.Value // the rhs view
+	row   *loom.Value // the rhs row index
+}
+
+// wgmmaPlan is the kernel's wgmma groups.
+type wgmmaPlan struct {
+	group map[*loom.Op]*wgmmaGroup // each member mma to its group
+	skip  map[*loom.Op]bool        // rhs loads only the groups read
+	uses  map[*loom.Value][]*loom.Op
+}
+
+// wgmmaAtomBytes is the span of one 128-byte-swizzle atom: 8 rows of 128
+// bytes. The descriptor's strides are between atoms along K; the view's
+// base must lie on an atom boundary for the swizzle phases to agree.
+const wgmmaAtomBytes = 1024
+
+// planWgmma finds the groups of the kernel body, or nil.
+func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
+	if body == nil || e.sm != 90 || e.fragWave() != loom.FragmentSubgroupSize || !e.wgKnown {
+		return nil
+	}
+	if n := e.wg[0] * e.wg[1] * e.wg[2]; n%128 != 0 {
+		return nil
+	}
+	uses := map[*loom.Value][]*loom.Op{}
+	owner := map[*loom.Region]*loom.Op{}
+	early := false // a kernel.return before the end of the body
+	var index func(r *loom.Region)
+	index = func(r *loom.Region) {
+		for i, op := range r.Ops {
+			for _, o := range op.Operands {
+				if o.Value != nil {
+					uses[o.Value] = append(uses[o.Value], op)
+				}
+			}
+			if op.Name == "kernel.return" && (r != body || i != len(r.Ops)-1) {
+				early = true
+			}
+			for _, sub := range op.Regions {
+				owner[sub] = op
+				index(sub)
+			}
+		}
+	}
+	index(body)
+	if early {
+		return nil
+	}
+	p := &wgmmaPlan{group: map[*loom.Op]*wgmmaGroup{}, skip: map[*loom.Op]bool{}, uses: uses}
+	var walk func(r *loom.Region, uniform bool)
+	walk = func(r *loom.Region, uniform bool) {
+		if uniform {
+			e.groupRegion(p, r, uses)
+		}
+		for _, op := range r.Ops {
+			for _, sub := range op.Regions {
+				walk(sub, uniform && e.uniformControl(op))
+			}
+		}
+	}
+	walk(body, true)
+	if len(p.group) == 0 {
+		return nil
+	}
+	// Drop the rhs loads whose every use is a group's rhs operand.
+	for op := range p.group {
+		ld := op.Operands[1].Value.Def
+		all := true
+		for _, u := range uses[ld.Results[0]] {
+			if g := p.group[u]; g == nil || u.Operands[1].Value != ld.Results[0] {
+				all = false
+			}
+		}
+		p.skip[ld] = all
+	}
+	return p
+}
+
+// uniformControl reports whether op's regions run in every invocation of
+// the workgroup alike: an scf.for with uniform bounds and an scf.if with a
+// uniform condition.
+func (e *emitter) uniformControl(op *loom.Op) bool {
+	switch op.Name {
+	case "scf.for":
+		return len(op.Operands) >= 3 && wgUniform(op.Operands[0].Value, e.k) && wgUniform(op.Operands[1].Value, e.k) && wgUniform(op.Operands[2].Value, e.k)
+	case "scf.if":
+		return len(op.Operands) >= 1 && wgUniform(op.Operands[0].Value, e.k)
+	}
+	return false
+}
+
+// wgUniform reports whether v is provably the same in every invocation of
+// the workgroup: computed by index/scalar ops from constants, config
+// values, launch parameters and workgroup ids.
+func wgUniform(v *loom.Value, k *loom.Kernel) bool {
+	seen := map[*loom.Value]bool{}
+	var ok func(v *loom.Value) bool
+	ok = func(v *loom.Value) bool {
+		if v == nil {
+			return false
+		}
+		if seen[v] {
+			return true
+		}
+		seen[v] = true
+		d := v.Def
+		if d == nil {
+			for _, l := range append(k.Workload, k.Launch...) {
+				if l == v {
+					return true
+				}
+			}
+			return false
+		}
+		dialect, _, _ := strings.Cut(d.Name, ".")
+		switch {
+		case strings.HasPrefix(d.Name, "kernel.workgroup.id") || strings.HasPrefix(d.Name, "kernel.workgroup.count"):
+			return true
+		case d.Name == "config.get":
+			return true
+		case dialect == "index" || dialect == "scalar":
+			for _, o := range d.Operands {
+				if !ok(o.Value) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	return ok(v)
+}
+
+// groupRegion adds the complete groups among the mmas of r (not nested
+// regions: a group's members are ops of one region).
+func (e *emitter) groupRegion(p *wgmmaPlan, r *loom.Region, uses map[*loom.Value][]*loom.Op) {
+	type key struct{ lhs, tile, row *loom.Value }
+	pos := map[*loom.Op]int{}
+	for i, op := range r.Ops {
+		pos[op] = i
+	}
+	cands := map[key]*[4]*loom.Op{}
+	var order []key
+	for _, op := range r.Ops {
+		col, k, ok := e.wgmmaMember(op)
+		if !ok {
+			continue
+		}
+		c := cands[k]
+		if c == nil {
+			c = &[4]*loom.Op{}
+			cands[k] = c
+			order = append(order, k)
+		}
+		if c[col] != nil {
+			c[col] = nil // two mmas at one column: not a group's shape
+			continue
+		}
+		c[col] = op
+	}
+	for _, k := range order {
+		c := cands[k]
+		g := &wgmmaGroup{mmas: *c, tile: k.tile, row: k.row}
+		complete := true
+		for _, m := range c {
+			if m == nil {
+				complete = false
+				break
+			}
+			if g.first == nil || pos[m] < pos[g.first] {
+				g.first = m
+			}
+		}
+		if !complete {
+			continue
+		}
+		// Every operand is ready at the first member, and no member reads
+		// another's result.
+		for _, m := range c {
+			for _, o := range m.Operands[:3] {
+				if d := o.Value.Def; d != nil {
+					if i, in := pos[d]; in && i >= pos[g.first] {
+						complete = false
+					}
+				}
+			}
+		}
+		if complete {
+			for _, m := range c {
+				p.group[m] = g
+			}
+		}
+	}
+}
+
+// wgmmaMember reports whether op is a subgroup vector.mma of 16×16 f16 or
+// bf16 fragments into f32 whose rhs is a fragment load a group can take,
+// with the rhs column's position in the group and the group's key.
+func (e *emitter) wgmmaMember(op *loom.Op) (int, struct{ lhs, tile, row *loom.Value }, bool) {
+	var k struct{ lhs, tile, row *loom.Value }
+	if op.Name != "vector.mma" || len(op.Operands) != 3 || len(op.Types) != 3 {
+		return 0, k, false
+	}
+	ab, acc := op.Types[0].Elem, op.Types[2].Elem
+	if ab == nil || acc == nil || (ab.Name != "f16" && ab.Name != "bf16") || acc.Name != "f32" || op.Types[1].Elem == nil || op.Types[1].Elem.Name != ab.Name {
+		return 0, k, false
+	}
+	for i, want := range []int{16, 16, 8} {
+		if n, ok := vectorLen(op.Types[i]); !ok || n != want {
+			return 0, k, false
+		}
+	}
+	ld := op.Operands[1].Value.Def
+	if ld == nil || ld.Name != "vector.fragment.load" || ld.Param != "rhs" || len(ld.Operands) != 5 {
+		return 0, k, false
+	}
+	tile := ld.Operands[0].Value
+	if e.swz[tile] != 128 || !atomAligned(tile) {
+		return 0, k, false
+	}
+	row, col := ld.Operands[1].Value, ld.Operands[2].Value
+	rows, rok := constIndex(ld.Operands[3].Value)
+	cols, cok := constIndex(ld.Operands[4].Value)
+	c, ok := constIndex(col)
+	if !rok || !cok || rows != 16 || cols != 16 || !ok || c%16 != 0 || c < 0 || c > 48 || !multipleOf8(row) || !wgUniform(row, e.k) {
+		return 0, k, false
+	}
+	k.lhs, k.tile, k.row = op.Operands[0].Value, tile, row
+	return int(c / 16), k, true
+}
+
+// vectorLen is the component count of a static vector type.
+func vectorLen(t *loom.Type) (int, bool) {
+	if t == nil || t.Kind != loom.TypeVector {
+		return 0, false
+	}
+	n := 1
+	for _, d := range t.Dims {
+		if d.Value != nil || d.Size <= 0 {
+			return 0, false
+		}
+		n *= int(d.Size)
+	}
+	return n, true
+}
+
+// constIndex is the value of an index.constant.
+func constIndex(v *loom.Value) (int64, bool) {
+	if v == nil || v.Def == nil || v.Def.Name != "index.constant" || v.Def.Literal == nil || v.Def.Literal.Kind != loom.LitInt {
+		return 0, false
+	}
+	return v.Def.Literal.Int, true
+}
+
+// multipleOf8 reports whether an index is provably a multiple of 8: a
+// constant, or sums and products of such.
+func multipleOf8(v *loom.Value) bool {
+	if c, ok := constIndex(v); ok {
+		return c%8 == 0
+	}
+	if v == nil || v.Def == nil || len(v.Def.Operands) != 2 {
+		return false
+	}
+	a, b := v.Def.Operands[0].Value, v.Def.Operands[1].Value
+	switch v.Def.Name {
+	case "index.add", "index.sub":
+		return multipleOf8(a) && multipleOf8(b)
+	case "index.mul":
+		return multipleOf8(a) || multipleOf8(b)
+	}
+	return false
+}
+
+// atomAligned reports whether a view starts on an atom boundary of the
+// dynamic workgroup storage: buffer.view of kernel.workgroup.storage at a
+// constant offset that is a multiple of wgmmaAtomBytes (the storage is
+// then declared with that alignment).
+func atomAligned(view *loom.Value) bool {
+	d := view.Def
+	if d == nil || d.Name != "buffer.view" || len(d.Operands) < 2 {
+		return false
+	}
+	buf := d.Operands[0].Value
+	if buf == nil || buf.Def == nil || buf.Def.Name != "kernel.workgroup.storage" {
+		return false
+	}
+	off, ok := constIndex(d.Operands[1].Value)
+	return ok && off%wgmmaAtomBytes == 0
+}
+
+// wgmmaInstr is the wgmma.mma_async form for the element type.
+func wgmmaInstr(ab *loom.Type) string {
+	return "wgmma.mma_async.sync.aligned.m64n64k16.f32." + ab.Name + "." + ab.Name
+}
+
+// wgmma emits group g at its first member; the other members' results are
+// bound by then.
+func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
+	if op != g.first {
+		if e.vals[op.Results[0]] == nil {
+			return invalid(op.Pos, "internal: wgmma group member lowered before its group")
+		}
+		return nil
+	}
+	ab := op.Types[0].Elem
+	lay := func(role loom.FragmentRole, payload int, elem *loom.Type) *nativeFrag {
+		l, _ := loom.NewFragmentLayout(role, 16, 16, int64(payload), loom.FragmentSubgroupSize)
+		return &nativeFrag{lay: l, elem: elem}
+	}
+	lhs, err := e.get(op.Operands[0])
+	if err != nil {
+		return err
+	}
+	a, err := e.nativize(op, lhs, lay(loom.FragmentLHS, 16, ab))
+	if err != nil {
+		return err
+	}
+	fc := lay(loom.FragmentResult, 8, op.Types[2].Elem)
+	// The accumulators in place where their registers are this group's
+	// alone (a value no one else reads, in registers no other value
+	// shares); a copy otherwise.
+	outs := make([]*val, 4)
+	var d []string
+	for j, m := range g.mmas {
+		in, err := e.get(m.Operands[2])
+		if err != nil {
+			return err
+		}
+		c, err := e.nativize(m, in, fc)
+		if err != nil {
+			return err
+		}
+		out := &val{t: resultType(m, 0), frag: fc}
+		if e.ownedAccumulator(m.Operands[2].Value, c) {
+			out.vec = c.vec
+		} else {
+			for _, r := range c.vec {
+				x := e.newVal(fc.regType())
+				e.ins("mov.b32 %s, %s", x.reg, r.reg)
+				out.vec = append(out.vec, x)
+			}
+		}
+		outs[j] = out
+		for _, r := range out.vec {
+			d = append(d, r.reg)
+		}
+	}
+	desc, err := e.wgmmaDescriptor(op, g)
+	if err != nil {
+		return err
+	}
+	on := e.newReg(cPred)
+	e.ins("setp.ne.b32 %s, 1, 0", on)
+	regs := make([]string, len(a.vec))
+	for i, r := range a.vec {
+		regs[i] = r.reg
+	}
+	e.ins("wgmma.fence.sync.aligned")
+	// scale-d on (D = A·B + D), A and B not negated, B N-major.
+	e.ins("%s {%s}, {%s}, %s, %s, 1, 1, 1", wgmmaInstr(ab), strings.Join(d, ", "), strings.Join(regs, ", "), desc, on)
+	e.wgPending = true
+	e.wgUsed = true
+	for j, m := range g.mmas {
+		if err := e.define(m, 0, outs[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownedAccumulator reports whether the registers of accumulator c (the
+// lowering of Loom value v) may be overwritten: v's only use is its mma,
+// and c is a group's result or a loop's carried value, whose registers no
+// other value shares.
+func (e *emitter) ownedAccumulator(v *loom.Value, c *val) bool {
+	if len(e.wgp.uses[v]) != 1 {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, r := range c.vec {
+		if seen[r.reg] {
+			return false
+		}
+		seen[r.reg] = true
+	}
+	if v.Def != nil {
+		return e.wgp.group[v.Def] != nil
+	}
+	return v.Owner != nil && e.carried[v.Owner]
+}
+
+// wgmmaDescriptor builds the 64-bit matrix descriptor of g's rhs slab:
+// its start address (the view's row g.row) >> 4, both strides 1024 bytes
+// >> 4 (the leading-dimension offset, between atoms along N, is unused at
+// N = 64; the stride offset steps from rows k..k+7 to k+8..k+15), base
+// offset 0 (the start lies on an atom) and the 128-byte swizzle.
+func (e *emitter) wgmmaDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
+	v, ok := e.vals[g.tile]
+	if !ok || v.space != "shared" || v.swz != 128 {
+		return "", invalid(op.Pos, "internal: wgmma tile is not a swizzled workgroup view")
+	}
+	row, ok := e.vals[g.row]
+	if !ok {
+		return "", invalid(op.Pos, "internal: wgmma row not lowered")
+	}
+	base, imm, err := e.addressParts(op, v, []*val{row, e.constInt(indexType, 0)})
+	if err != nil {
+		return "", err
+	}
+	addr := e.newReg(cR)
+	e.ins("add.s32 %s, %s, %d", addr, base, imm)
+	lo, hi := e.newReg(cR), e.newReg(cR)
+	e.ins("bfe.u32 %s, %s, 4, 14", lo, addr)
+	const stride = wgmmaAtomBytes >> 4
+	e.ins("or.b32 %s, %s, %d", lo, lo, stride<<16)
+	e.ins("mov.b32 %s, %d", hi, stride|1<<30)
+	desc := e.newReg(cRd)
+	e.ins("mov.b64 %s, {%s, %s}", desc, lo, hi)
+	return desc, nil
+}
+
+// wgmmaFlush waits for the wgmma ops in flight before an op that may read
+// their accumulators, write their lhs registers' sources or the tile.
+func (e *emitter) wgmmaFlush() {
+	if !e.wgPending {
+		return
+	}
+	e.ins("wgmma.commit_group.sync.aligned")
+	e.ins("wgmma.wait_group.sync.aligned 0")
+	e.wgPending = false
+}
+
+// workgroupBarrier synchronizes the workgroup. In a kernel with wgmma
+// groups, the workgroup-memory writes before it are first made visible
+// to the async proxy wgmma reads through.
+func (e *emitter) workgroupBarrier() {
+	e.wgmmaFlush()
+	if e.wgp != nil {
+		e.ins("fence.proxy.async.shared::cta")
+	}
+	e.ins("bar.sync 0")
+}
+
+// wgmmaKeeps reports whether op may run while wgmma ops are in flight:
+// another group's member, a dropped rhs load, an lhs fragment load (into
+// new registers) or index arithmetic.
+func (e *emitter) wgmmaKeeps(op *loom.Op) bool {
+	switch {
+	case e.wgp == nil:
+		return false
+	case e.wgp.group[op] != nil || e.wgp.skip[op]:
+		return true
+	case op.Name == "vector.fragment.load" && op.Param == "lhs":
+		return true
+	}
+	return strings.HasPrefix(op.Name, "index.")
+}
+
+// wgmmaTarget is the .target suffix: wgmma needs the architecture-specific
+// sm_90a.
+func (e *emitter) wgmmaTarget() string {
+	if e.wgUsed {
+		return fmt.Sprintf("sm_%da", e.sm)
+	}
+	return fmt.Sprintf("sm_%d", e.sm)
+}

@@ -1,0 +1,88 @@
+package ptx
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomgen/loomgen/loom"
+)
+
+// TestWgmmaGroups checks which subgroup mmas become warpgroup wgmma
+// (wgmma.go) and how they are fenced: on sm_90 the kernels whose four
+// warps share each rhs slab take one wgmma per 16-deep step, read the
+// tile through a descriptor instead of ldmatrix, wait for the wgmma ops
+// before storing their results and fence the tile's writes before the
+// barrier; near misses and older targets keep mma.sync. TestGPUFragments
+// runs them all on the GPU against the CPU executor.
+func TestWgmmaGroups(t *testing.T) {
+	m := parse(t, filepath.Join("testdata", "wgmma.loom"))
+	for _, c := range []struct {
+		export string
+		sm     int
+		wgmma  bool
+	}{
+		{"wg_tile_f16", 90, true},
+		{"wg_tile_bf16", 90, true},
+		{"wg_tile_f16", 80, false},
+		{"wg_tile_f16", 100, false}, // Blackwell has no wgmma
+		{"wg_subgroup_row", 90, false},
+		{"wg_partial_warpgroup", 90, false},
+	} {
+		k, err := Compile([]*loom.Module{m}, c.export, Options{SM: c.sm})
+		if err != nil {
+			t.Fatalf("%s on sm_%d: %v", c.export, c.sm, err)
+		}
+		name := fmt.Sprintf("%s/sm_%d", c.export, c.sm)
+		for _, body := range []string{k.PTX, k.AlignedPTX} {
+			if body == "" {
+				continue
+			}
+			got := strings.Count(body, "wgmma.mma_async")
+			if !c.wgmma {
+				if got > 0 || !strings.Contains(body, "mma.sync") || strings.Contains(body, "fence.proxy.async") || strings.Contains(body, ".target sm_90a") {
+					t.Errorf("%s: want mma.sync alone, got %d wgmma ops", name, got)
+				}
+				continue
+			}
+			// Each version of the body: two 16-deep steps, one wgmma each.
+			elem := strings.TrimPrefix(c.export, "wg_tile_")
+			if n := strings.Count(body, "wgmma.mma_async.sync.aligned.m64n64k16.f32."+elem+"."+elem); n == 0 || n%2 != 0 || n != got {
+				t.Errorf("%s: %d m64n64k16 %s wgmma ops of %d", name, n, elem, got)
+			}
+			for _, no := range []string{"mma.sync", "ldmatrix.sync.aligned.m8n8.x4.trans"} {
+				if strings.Contains(body, no) {
+					t.Errorf("%s: %s beside wgmma", name, no)
+				}
+			}
+			if !strings.Contains(body, ".target sm_90a") || !strings.Contains(body, ".extern .shared .align 1024") {
+				t.Errorf("%s: want .target sm_90a and 1024-byte aligned workgroup storage", name)
+			}
+			lines := strings.Split(body, "\n")
+			pending := false
+			for i, l := range lines {
+				l = strings.TrimSpace(l)
+				switch {
+				case strings.HasPrefix(l, "wgmma.mma_async"):
+					if strings.TrimSpace(lines[i-1]) != "wgmma.fence.sync.aligned;" {
+						t.Errorf("%s: line %d: wgmma without a wgmma.fence before it", name, i+1)
+					}
+					pending = true
+				case strings.HasPrefix(l, "wgmma.wait_group.sync.aligned 0"):
+					if strings.TrimSpace(lines[i-1]) != "wgmma.commit_group.sync.aligned;" {
+						t.Errorf("%s: line %d: wait without commit", name, i+1)
+					}
+					pending = false
+				case strings.HasPrefix(l, "st."), strings.HasPrefix(l, "bar."), strings.HasPrefix(l, "ret"), strings.HasPrefix(l, "bra"):
+					if pending {
+						t.Errorf("%s: line %d: %q while wgmma ops are in flight", name, i+1, l)
+					}
+				}
+				if strings.HasPrefix(l, "bar.sync") && strings.TrimSpace(lines[i-1]) != "fence.proxy.async.shared::cta;" {
+					t.Errorf("%s: line %d: barrier without fence.proxy.async", name, i+1)
+				}
+			}
+		}
+	}
+}
