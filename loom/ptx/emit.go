@@ -152,6 +152,7 @@ type emitter struct {
 	// arguments are loop registers of their own.
 	wgp       *wgmmaPlan
 	wgPending bool
+	wgTiles   []*loom.Value // the rhs tiles of the wgmma ops in flight
 	wgUsed    bool
 	carried   map[*loom.Region]bool
 }

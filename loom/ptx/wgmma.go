@@ -402,6 +402,7 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 	e.ins("%s {%s}, {%s}, %s, %s, 1, 1, 1", wgmmaInstr(ab), strings.Join(d, ", "), strings.Join(regs, ", "), desc, on)
 	e.wgPending = true
 	e.wgUsed = true
+	e.wgTiles = append(e.wgTiles, g.tile)
 	for j, m := range g.mmas {
 		if err := e.define(m, 0, outs[j]); err != nil {
 			return err
@@ -470,6 +471,7 @@ func (e *emitter) wgmmaFlush() {
 	e.ins("wgmma.commit_group.sync.aligned")
 	e.ins("wgmma.wait_group.sync.aligned 0")
 	e.wgPending = false
+	e.wgTiles = e.wgTiles[:0]
 }
 
 // workgroupBarrier synchronizes the workgroup. In a kernel with wgmma
@@ -485,7 +487,9 @@ func (e *emitter) workgroupBarrier() {
 
 // wgmmaKeeps reports whether op may run while wgmma ops are in flight:
 // another group's member, a dropped rhs load, an lhs fragment load (into
-// new registers) or index arithmetic.
+// new registers), index arithmetic, a subview, or an asynchronous copy
+// (with its group and wait) into workgroup bytes no wgmma in flight reads
+// — the next stage's tiles, copied while this stage multiplies.
 func (e *emitter) wgmmaKeeps(op *loom.Op) bool {
 	switch {
 	case e.wgp == nil:
@@ -494,8 +498,62 @@ func (e *emitter) wgmmaKeeps(op *loom.Op) bool {
 		return true
 	case op.Name == "vector.fragment.load" && op.Param == "lhs":
 		return true
+	case op.Name == "view.subview" || op.Name == "kernel.async.group" || op.Name == "kernel.async.wait":
+		return true
+	case op.Name == "kernel.async.copy" && len(op.Operands) >= 2:
+		dst, ok := staticSpan(op.Operands[1].Value)
+		if !ok {
+			return false
+		}
+		for _, t := range e.wgTiles {
+			if src, ok := staticSpan(t); !ok || src.overlaps(dst) {
+				return false
+			}
+		}
+		return true
 	}
 	return strings.HasPrefix(op.Name, "index.")
+}
+
+// span is a byte range of a workgroup buffer.
+type span struct {
+	buf    *loom.Value
+	lo, hi int64
+}
+
+// overlaps reports whether two spans may share a byte.
+func (s span) overlaps(t span) bool { return s.buf == t.buf && s.lo < t.hi && t.lo < s.hi }
+
+// staticSpan bounds the bytes a view may address: a buffer.view of a
+// workgroup buffer at a constant offset with a static type, or a subview
+// of one (within its parent's bytes).
+func staticSpan(v *loom.Value) (span, bool) {
+	for v != nil && v.Def != nil && v.Def.Name == "view.subview" && len(v.Def.Operands) > 0 {
+		v = v.Def.Operands[0].Value
+	}
+	if v == nil || v.Def == nil || v.Def.Name != "buffer.view" || len(v.Def.Operands) < 2 {
+		return span{}, false
+	}
+	buf := v.Def.Operands[0].Value
+	if buf == nil || buf.Def == nil || (buf.Def.Name != "kernel.workgroup.storage" && !(buf.Def.Name == "buffer.alloca" && buf.Def.Param == "workgroup")) {
+		return span{}, false
+	}
+	off, ok := constIndex(v.Def.Operands[1].Value)
+	t := v.Type
+	if t == nil && len(v.Def.ResultTypes) > 0 {
+		t = v.Def.ResultTypes[0]
+	}
+	if !ok || t == nil || t.Kind != loom.TypeView || t.Elem == nil {
+		return span{}, false
+	}
+	n := int64(carrierBytes(t.Elem))
+	for _, d := range t.Dims {
+		if d.Value != nil || d.Size <= 0 {
+			return span{}, false
+		}
+		n *= d.Size
+	}
+	return span{buf, off, off + n}, true
 }
 
 // wgmmaTarget is the .target suffix: wgmma needs the architecture-specific
