@@ -195,13 +195,14 @@ func (e *emitter) regionWith(r *loom.Region, terms []string, onTerm func(op *loo
 // regionSkipping is regionWith that leaves out the ops in skip (lowered
 // already, their results bound).
 func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms []string, onTerm func(op *loom.Op, vals []*val) error) error {
+	inPlace := false // the body ends in a yield that leaves wgmma ops in flight
 	for i := 0; i < len(r.Ops); i++ {
 		op := r.Ops[i]
 		if skip[op] {
 			continue
 		}
-		if e.wgPending && !e.wgmmaKeeps(op) {
-			e.wgmmaFlush()
+		if !slices.Contains(terms, op.Name) {
+			e.wgmmaBefore(op) // a terminator settles in-flight wgmma below
 		}
 		k, err := e.reduceGroup(r.Ops[i:])
 		if err != nil {
@@ -213,10 +214,14 @@ func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms [
 		}
 		e.cur = op
 		if slices.Contains(terms, op.Name) {
-			e.wgmmaFlush()
 			vals, err := e.operands(op, 0)
 			if err != nil {
 				return err
+			}
+			if op.Name == "scf.yield" && e.wgmmaYieldInPlace(r, vals) {
+				inPlace = true
+			} else {
+				e.wgmmaFlush()
 			}
 			if err := onTerm(op, vals); err != nil {
 				return err
@@ -227,7 +232,9 @@ func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms [
 			return err
 		}
 	}
-	e.wgmmaFlush()
+	if !inPlace {
+		e.wgmmaFlush()
+	}
 	return nil
 }
 
@@ -361,6 +368,7 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	e.carried[body] = true // the join registers, the loop's own
 	done := e.newReg(cPred)
 	e.label(head)
+	e.wgmmaLoopEntry()
 	e.ins("setp.ge.%s %s, %s, %s", forCompare(t), done, iv.reg, ub.reg)
 	e.ins("@%s bra %s", done, end)
 	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }

@@ -152,7 +152,8 @@ type emitter struct {
 	// arguments are loop registers of their own.
 	wgp       *wgmmaPlan
 	wgPending bool
-	wgTiles   []*loom.Value // the rhs tiles of the wgmma ops in flight
+	wgTiles   []*loom.Value // the rhs tiles of the wgmma ops not yet committed
+	wgGroups  []wgmmaBatch  // the committed groups possibly in flight, oldest first
 	wgUsed    bool
 	carried   map[*loom.Region]bool
 }
@@ -460,9 +461,7 @@ func (e *emitter) region(r *loom.Region) error {
 		if moved[i] {
 			continue
 		}
-		if e.wgPending && !e.wgmmaKeeps(op) {
-			e.wgmmaFlush()
-		}
+		e.wgmmaBefore(op)
 		k, err := e.reduceGroup(r.Ops[i:])
 		if err != nil {
 			return err
@@ -555,9 +554,7 @@ func resultType(op *loom.Op, i int) *loom.Type {
 
 // op lowers one operation.
 func (e *emitter) op(op *loom.Op) error {
-	if e.wgPending && !e.wgmmaKeeps(op) {
-		e.wgmmaFlush()
-	}
+	e.wgmmaBefore(op)
 	if loom.LayoutOnly(op) {
 		return nil // only view types use it (loom.DenseLayout)
 	}

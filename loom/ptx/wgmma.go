@@ -462,34 +462,129 @@ func (e *emitter) wgmmaDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
 	return desc, nil
 }
 
-// wgmmaFlush waits for the wgmma ops in flight before an op that may read
-// their accumulators, write their lhs registers' sources or the tile.
-func (e *emitter) wgmmaFlush() {
+// wgmmaBatch is the rhs tiles of committed wgmma ops still possibly in
+// flight; all marks the unknown ops a loop body may find in flight from
+// its previous trip.
+type wgmmaBatch struct {
+	tiles []*loom.Value
+	all   bool
+}
+
+// reads reports whether the batch may read bytes of dst.
+func (b wgmmaBatch) reads(dst span) bool {
+	if b.all {
+		return true
+	}
+	for _, t := range b.tiles {
+		if src, ok := staticSpan(t); !ok || src.overlaps(dst) {
+			return true
+		}
+	}
+	return false
+}
+
+// wgmmaCommit closes the wgmma ops issued since the last commit into a
+// group (wgmma.commit_group) that later waits can count.
+func (e *emitter) wgmmaCommit() {
 	if !e.wgPending {
 		return
 	}
 	e.ins("wgmma.commit_group.sync.aligned")
-	e.ins("wgmma.wait_group.sync.aligned 0")
+	e.wgGroups = append(e.wgGroups, wgmmaBatch{tiles: e.wgTiles})
+	e.wgTiles = nil
 	e.wgPending = false
-	e.wgTiles = e.wgTiles[:0]
+}
+
+// wgmmaFlush waits for every wgmma op in flight, before an op that may
+// read their accumulators or write their operands.
+func (e *emitter) wgmmaFlush() {
+	e.wgmmaCommit()
+	if len(e.wgGroups) > 0 {
+		e.ins("wgmma.wait_group.sync.aligned 0")
+		e.wgGroups = nil
+	}
+}
+
+// wgmmaBefore makes op safe to run after the wgmma ops issued so far:
+// nothing for ops that touch neither their registers nor the tiles they
+// read (wgmmaKeeps), a wait for just the groups reading the bytes an
+// asynchronous copy overwrites (wgmma.wait_group N leaves the N newest in
+// flight), and a wait for all of them before anything else.
+func (e *emitter) wgmmaBefore(op *loom.Op) {
+	if !e.wgPending && len(e.wgGroups) == 0 || e.wgmmaKeeps(op) {
+		return
+	}
+	if op.Name == "kernel.async.copy" && len(op.Operands) >= 2 {
+		if dst, ok := staticSpan(op.Operands[1].Value); ok && !(wgmmaBatch{tiles: e.wgTiles}).reads(dst) {
+			e.wgmmaCommit()
+			for i := len(e.wgGroups) - 1; i >= 0; i-- {
+				if e.wgGroups[i].reads(dst) {
+					n := len(e.wgGroups) - 1 - i
+					e.ins("wgmma.wait_group.sync.aligned %d", n)
+					e.wgGroups = append([]wgmmaBatch(nil), e.wgGroups[i+1:]...)
+					break
+				}
+			}
+			return
+		}
+	}
+	e.wgmmaFlush()
+}
+
+// wgmmaLazy reports whether wgmma ops may stay in flight across a
+// workgroup barrier: when the workgroup is one warpgroup, its own waits
+// before it overwrites a tile order every wgmma read of that tile before
+// the write. With several warpgroups another one's wgmma may still read
+// the tile, so the barrier waits for all of them first.
+func (e *emitter) wgmmaLazy() bool {
+	return e.wgp != nil && e.wgKnown && e.wg[0]*e.wg[1]*e.wg[2] == 128
 }
 
 // workgroupBarrier synchronizes the workgroup. In a kernel with wgmma
 // groups, the workgroup-memory writes before it are first made visible
 // to the async proxy wgmma reads through.
 func (e *emitter) workgroupBarrier() {
-	e.wgmmaFlush()
+	if e.wgmmaLazy() {
+		e.wgmmaCommit()
+	} else {
+		e.wgmmaFlush()
+	}
 	if e.wgp != nil {
 		e.ins("fence.proxy.async.shared::cta")
 	}
 	e.ins("bar.sync 0")
 }
 
+// wgmmaLoopEntry marks, at the top of a loop body, that wgmma ops of the
+// previous trip may be in flight: the first op that writes workgroup
+// memory waits for them.
+func (e *emitter) wgmmaLoopEntry() {
+	if e.wgp != nil {
+		e.wgGroups = append(e.wgGroups, wgmmaBatch{all: true})
+	}
+}
+
+// wgmmaYieldInPlace reports whether a loop body's scf.yield passes every
+// carried value in the registers it arrived in (accumulators updated in
+// place), so the wgmma ops writing them may stay in flight into the next
+// trip; they are committed, so that trip's waits count them.
+func (e *emitter) wgmmaYieldInPlace(r *loom.Region, vals []*val) bool {
+	if !e.wgPending && len(e.wgGroups) == 0 || !e.carried[r] || len(vals) != len(r.Args)-1 {
+		return false
+	}
+	for i, v := range vals {
+		if in := e.vals[r.Args[i+1]]; in == nil || !sameRegs(v, in) {
+			return false
+		}
+	}
+	e.wgmmaCommit()
+	return true
+}
+
 // wgmmaKeeps reports whether op may run while wgmma ops are in flight:
 // another group's member, a dropped rhs load, an lhs fragment load (into
-// new registers), index arithmetic, a subview, or an asynchronous copy
-// (with its group and wait) into workgroup bytes no wgmma in flight reads
-// — the next stage's tiles, copied while this stage multiplies.
+// new registers), index arithmetic, a subview, an asynchronous copy's
+// group or wait, or a workgroup barrier when wgmmaLazy (it commits).
 func (e *emitter) wgmmaKeeps(op *loom.Op) bool {
 	switch {
 	case e.wgp == nil:
@@ -500,16 +595,7 @@ func (e *emitter) wgmmaKeeps(op *loom.Op) bool {
 		return true
 	case op.Name == "view.subview" || op.Name == "kernel.async.group" || op.Name == "kernel.async.wait":
 		return true
-	case op.Name == "kernel.async.copy" && len(op.Operands) >= 2:
-		dst, ok := staticSpan(op.Operands[1].Value)
-		if !ok {
-			return false
-		}
-		for _, t := range e.wgTiles {
-			if src, ok := staticSpan(t); !ok || src.overlaps(dst) {
-				return false
-			}
-		}
+	case op.Name == "kernel.barrier" && (op.Param == "workgroup" || op.Param == "") && e.wgmmaLazy():
 		return true
 	}
 	return strings.HasPrefix(op.Name, "index.")

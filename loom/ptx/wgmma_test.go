@@ -86,3 +86,60 @@ func TestWgmmaGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestWgmmaPipeline checks how long wgmma ops stay in flight in the
+// matmuls' main loops. With one warpgroup per workgroup they cross
+// barriers and the loop's back edge, and a copy into a stage waits only
+// for the groups reading it: in matmul_tc_f16_wg_late, which multiplies a
+// stage before copying into the one its previous step read, the first
+// copy into a tile a group reads (B; A goes through registers) leaves the
+// newest group running (wgmma.wait_group 1) and nothing in the loop waits
+// for all. With two warpgroups (matmul_tc_f16_wg2) another
+// warpgroup may still read a stage after a barrier, so each barrier
+// waits for every group first.
+func TestWgmmaPipeline(t *testing.T) {
+	m := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
+	loop := func(export string) []string {
+		k, err := Compile([]*loom.Module{m}, export, Options{SM: 90})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := strings.Split(launchedPTX(k), "\n")
+		start, end := -1, -1
+		for i, l := range body {
+			if strings.HasPrefix(l, "$L_for_") && start < 0 {
+				start = i
+			}
+			if start >= 0 && strings.Contains(l, "bra.uni $L_for_") {
+				end = i
+				break
+			}
+		}
+		if start < 0 || end < 0 {
+			t.Fatalf("%s: no main loop in\n%s", export, launchedPTX(k))
+		}
+		return body[start:end]
+	}
+	late := loop("matmul_tc_f16_wg_late")
+	waits := map[string]int{}
+	for _, l := range late {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "wgmma.wait_group") {
+			waits[l]++
+		}
+	}
+	if waits["wgmma.wait_group.sync.aligned 1;"] != 3 || len(waits) != 1 {
+		t.Errorf("matmul_tc_f16_wg_late: loop waits %v, want wgmma.wait_group 1 before each of the 3 stages' copies alone", waits)
+	}
+	pending := false
+	for i, l := range loop("matmul_tc_f16_wg2") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "wgmma.mma_async"):
+			pending = true
+		case l == "wgmma.wait_group.sync.aligned 0;":
+			pending = false
+		case strings.HasPrefix(l, "bar.sync") && pending:
+			t.Errorf("matmul_tc_f16_wg2: loop line %d: a barrier with wgmma ops of one warpgroup in flight", i)
+		}
+	}
+}
