@@ -89,7 +89,7 @@ func TestFragmentPTX(t *testing.T) {
 		if strings.Contains(export, "_wg") {
 			// One warpgroup per block: wgmma reads the rhs tiles itself
 			// (wgmma.go); TestWgmmaFallback covers other targets.
-			want = []string{".target sm_90a", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "wgmma.mma_async.sync.aligned.m64n64k16.f32." + strings.Split(export, "_")[2],
+			want = []string{".target sm_90a", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "wgmma.mma_async.sync.aligned.m64n128k16.f32." + strings.Split(export, "_")[2],
 				"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0", "fence.proxy.async.shared::cta"}
 			for _, no := range []string{"mma.sync", "ldmatrix.sync.aligned.m8n8.x4.trans"} {
 				if strings.Contains(k.PTX, no) {

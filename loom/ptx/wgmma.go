@@ -38,10 +38,11 @@ import (
 
 // wgmmaGroup is four vector.mma ops one wgmma computes.
 type wgmmaGroup struct {
-	mmas  [4]*loom.Op // by rhs column 0, 16, 32, 48
+	mmas  []*loom.Op  // by rhs column 0, 16, 32, 48 (and again for a second slab)
 	first *loom.Op    // the member first in program order
 	tile  *loom.Value // the rhs view
-	row   *loom.Value // the rhs row index
+	row   *loom.Value // the rhs row index of the first slab
+	lbo   int64       // bytes from one slab to the next (N = 128); unused at N = 64
 }
 
 // wgmmaPlan is the kernel's wgmma groups.
@@ -173,16 +174,27 @@ func wgUniform(v *loom.Value, k *loom.Kernel) bool {
 	return ok(v)
 }
 
+// slabKey identifies the 16×64 rhs slab of a group member: the lhs it
+// multiplies, the tile, and the row (a value, or a constant).
+type slabKey struct {
+	lhs, tile, row *loom.Value
+	rowConst       int64
+}
+
+// rowValue is the row a slab's descriptor starts at.
+func (k slabKey) rowValue(m *loom.Op) *loom.Value {
+	return m.Operands[1].Value.Def.Operands[1].Value
+}
+
 // groupRegion adds the complete groups among the mmas of r (not nested
 // regions: a group's members are ops of one region).
 func (e *emitter) groupRegion(p *wgmmaPlan, r *loom.Region, uses map[*loom.Value][]*loom.Op) {
-	type key struct{ lhs, tile, row *loom.Value }
 	pos := map[*loom.Op]int{}
 	for i, op := range r.Ops {
 		pos[op] = i
 	}
-	cands := map[key]*[4]*loom.Op{}
-	var order []key
+	cands := map[slabKey]*[4]*loom.Op{}
+	var order []slabKey
 	for _, op := range r.Ops {
 		col, k, ok := e.wgmmaMember(op)
 		if !ok {
@@ -200,35 +212,60 @@ func (e *emitter) groupRegion(p *wgmmaPlan, r *loom.Region, uses map[*loom.Value
 		}
 		c[col] = op
 	}
+	// Complete slabs, then pairs of slabs of one lhs and tile at constant
+	// rows a multiple of 8 apart: one N = 128 wgmma, the second slab one
+	// leading-dimension offset after the first.
+	var slabs []*wgmmaGroup
 	for _, k := range order {
 		c := cands[k]
-		g := &wgmmaGroup{mmas: *c, tile: k.tile, row: k.row}
 		complete := true
 		for _, m := range c {
-			if m == nil {
-				complete = false
-				break
+			complete = complete && m != nil
+		}
+		if complete {
+			slabs = append(slabs, &wgmmaGroup{mmas: c[:], tile: k.tile, row: k.rowValue(c[0]), lbo: wgmmaAtomBytes})
+		}
+	}
+	var groups []*wgmmaGroup
+	used := map[*wgmmaGroup]bool{}
+	for i, a := range slabs {
+		if used[a] {
+			continue
+		}
+		g := a
+		for _, b := range slabs[i+1:] {
+			ra, aok := constIndex(a.row)
+			rb, bok := constIndex(b.row)
+			if used[b] || !aok || !bok || b.mmas[0].Operands[0].Value != a.mmas[0].Operands[0].Value || b.tile != a.tile || rb <= ra+15 || (rb-ra)%8 != 0 {
+				continue
 			}
+			used[b] = true
+			g = &wgmmaGroup{mmas: append(append([]*loom.Op{}, a.mmas...), b.mmas...), tile: a.tile, row: a.row, lbo: (rb - ra) * 128}
+			break
+		}
+		used[a] = true
+		groups = append(groups, g)
+	}
+	for _, g := range groups {
+		for _, m := range g.mmas {
 			if g.first == nil || pos[m] < pos[g.first] {
 				g.first = m
 			}
 		}
-		if !complete {
-			continue
-		}
 		// Every operand is ready at the first member, and no member reads
 		// another's result.
-		for _, m := range c {
+		ready := true
+		for _, m := range g.mmas {
 			for _, o := range m.Operands[:3] {
 				if d := o.Value.Def; d != nil {
 					if i, in := pos[d]; in && i >= pos[g.first] {
-						complete = false
+						ready = false
 					}
 				}
 			}
 		}
-		if complete {
-			for _, m := range c {
+		if ready {
+			for _, m := range g.mmas {
 				p.group[m] = g
 			}
 		}
@@ -238,8 +275,8 @@ func (e *emitter) groupRegion(p *wgmmaPlan, r *loom.Region, uses map[*loom.Value
 // wgmmaMember reports whether op is a subgroup vector.mma of 16×16 f16 or
 // bf16 fragments into f32 whose rhs is a fragment load a group can take,
 // with the rhs column's position in the group and the group's key.
-func (e *emitter) wgmmaMember(op *loom.Op) (int, struct{ lhs, tile, row *loom.Value }, bool) {
-	var k struct{ lhs, tile, row *loom.Value }
+func (e *emitter) wgmmaMember(op *loom.Op) (int, slabKey, bool) {
+	var k slabKey
 	if op.Name != "vector.mma" || len(op.Operands) != 3 || len(op.Types) != 3 {
 		return 0, k, false
 	}
@@ -268,6 +305,9 @@ func (e *emitter) wgmmaMember(op *loom.Op) (int, struct{ lhs, tile, row *loom.Va
 		return 0, k, false
 	}
 	k.lhs, k.tile, k.row = op.Operands[0].Value, tile, row
+	if rc, ok := constIndex(row); ok {
+		k.row, k.rowConst = nil, rc // equal constants are one row
+	}
 	return int(c / 16), k, true
 }
 
@@ -330,9 +370,9 @@ func atomAligned(view *loom.Value) bool {
 	return ok && off%wgmmaAtomBytes == 0
 }
 
-// wgmmaInstr is the wgmma.mma_async form for the element type.
-func wgmmaInstr(ab *loom.Type) string {
-	return "wgmma.mma_async.sync.aligned.m64n64k16.f32." + ab.Name + "." + ab.Name
+// wgmmaInstr is the wgmma.mma_async form for n columns of the element type.
+func wgmmaInstr(n int, ab *loom.Type) string {
+	return fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s", n, ab.Name, ab.Name)
 }
 
 // wgmma emits group g at its first member; the other members' results are
@@ -361,7 +401,7 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 	// The accumulators in place where their registers are this group's
 	// alone (a value no one else reads, in registers no other value
 	// shares); a copy otherwise.
-	outs := make([]*val, 4)
+	outs := make([]*val, len(g.mmas))
 	var d []string
 	for j, m := range g.mmas {
 		in, err := e.get(m.Operands[2])
@@ -399,7 +439,7 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 	}
 	e.ins("wgmma.fence.sync.aligned")
 	// scale-d on (D = A·B + D), A and B not negated, B N-major.
-	e.ins("%s {%s}, {%s}, %s, %s, 1, 1, 1", wgmmaInstr(ab), strings.Join(d, ", "), strings.Join(regs, ", "), desc, on)
+	e.ins("%s {%s}, {%s}, %s, %s, 1, 1, 1", wgmmaInstr(16*len(g.mmas), ab), strings.Join(d, ", "), strings.Join(regs, ", "), desc, on)
 	e.wgPending = true
 	e.wgUsed = true
 	e.wgTiles = append(e.wgTiles, g.tile)
@@ -454,9 +494,11 @@ func (e *emitter) wgmmaDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
 	e.ins("add.s32 %s, %s, %d", addr, base, imm)
 	lo, hi := e.newReg(cR), e.newReg(cR)
 	e.ins("bfe.u32 %s, %s, 4, 14", lo, addr)
-	const stride = wgmmaAtomBytes >> 4
-	e.ins("or.b32 %s, %s, %d", lo, lo, stride<<16)
-	e.ins("mov.b32 %s, %d", hi, stride|1<<30)
+	// Leading-dimension offset: from one 64-column slab to the next
+	// (N-major: between atoms along N); stride offset: from rows k..k+7 to
+	// k+8..k+15 (between atoms along K).
+	e.ins("or.b32 %s, %s, %d", lo, lo, (g.lbo>>4)<<16)
+	e.ins("mov.b32 %s, %d", hi, wgmmaAtomBytes>>4|1<<30)
 	desc := e.newReg(cRd)
 	e.ins("mov.b64 %s, {%s, %s}", desc, lo, hi)
 	return desc, nil

@@ -21,14 +21,15 @@ func TestWgmmaGroups(t *testing.T) {
 	for _, c := range []struct {
 		export string
 		sm     int
-		wgmma  bool
+		wgmma  string // the wgmma shape and types, "" for mma.sync
 	}{
-		{"wg_tile_f16", 90, true},
-		{"wg_tile_bf16", 90, true},
-		{"wg_tile_f16", 80, false},
-		{"wg_tile_f16", 100, false}, // Blackwell has no wgmma
-		{"wg_subgroup_row", 90, false},
-		{"wg_partial_warpgroup", 90, false},
+		{"wg_tile_f16", 90, "m64n64k16.f32.f16.f16"},
+		{"wg_tile_bf16", 90, "m64n64k16.f32.bf16.bf16"},
+		{"wg_tile_n128", 90, "m64n128k16.f32.f16.f16"},
+		{"wg_tile_f16", 80, ""},
+		{"wg_tile_f16", 100, ""}, // Blackwell has no wgmma
+		{"wg_subgroup_row", 90, ""},
+		{"wg_partial_warpgroup", 90, ""},
 	} {
 		k, err := Compile([]*loom.Module{m}, c.export, Options{SM: c.sm})
 		if err != nil {
@@ -40,16 +41,15 @@ func TestWgmmaGroups(t *testing.T) {
 				continue
 			}
 			got := strings.Count(body, "wgmma.mma_async")
-			if !c.wgmma {
+			if c.wgmma == "" {
 				if got > 0 || !strings.Contains(body, "mma.sync") || strings.Contains(body, "fence.proxy.async") || strings.Contains(body, ".target sm_90a") {
 					t.Errorf("%s: want mma.sync alone, got %d wgmma ops", name, got)
 				}
 				continue
 			}
 			// Each version of the body: two 16-deep steps, one wgmma each.
-			elem := strings.TrimPrefix(c.export, "wg_tile_")
-			if n := strings.Count(body, "wgmma.mma_async.sync.aligned.m64n64k16.f32."+elem+"."+elem); n == 0 || n%2 != 0 || n != got {
-				t.Errorf("%s: %d m64n64k16 %s wgmma ops of %d", name, n, elem, got)
+			if n := strings.Count(body, "wgmma.mma_async.sync.aligned."+c.wgmma); n == 0 || n%2 != 0 || n != got {
+				t.Errorf("%s: %d %s wgmma ops of %d", name, n, c.wgmma, got)
 			}
 			for _, no := range []string{"mma.sync", "ldmatrix.sync.aligned.m8n8.x4.trans"} {
 				if strings.Contains(body, no) {
