@@ -26,17 +26,20 @@ import (
 //   - every warp of the warpgroup reaches them: the workgroup is a static
 //     multiple of 128 invocations, the enclosing loops and ifs are
 //     uniform across it, and nothing returns early.
-// The group is then emitted once, at its first member: a descriptor for
-// the slab, wgmma.fence, and wgmma.mma_async with the four accumulators as
-// its 32 registers; the rhs loads that only the groups read are dropped.
-// wgmma runs asynchronously: consecutive groups and the lhs loads between
-// them stay in flight, and the first other op waits for all of them
-// (wgmma.commit_group, wgmma.wait_group 0). The tile's producers write
+// Two such slabs of one lhs and tile at constant rows a multiple of 8
+// apart are one m64n128k16 wgmma, the descriptor's leading-dimension
+// offset stepping from the first slab to the second. The group is emitted
+// once, at its first member: a descriptor for the slab, wgmma.fence, and
+// wgmma.mma_async with the accumulators as its 32 (64) registers; the rhs
+// loads that only the groups read are dropped. wgmma runs asynchronously:
+// groups stay in flight until an op that may read their registers or
+// overwrite a tile they read (wgmmaBefore), which waits with
+// wgmma.commit_group and wgmma.wait_group. The tile's producers write
 // through the generic proxy and wgmma reads through the async proxy, so
 // every workgroup barrier of such a kernel is preceded by
 // fence.proxy.async.
 
-// wgmmaGroup is four vector.mma ops one wgmma computes.
+// wgmmaGroup is the four (or eight) vector.mma ops one wgmma computes.
 type wgmmaGroup struct {
 	mmas  []*loom.Op  // by rhs column 0, 16, 32, 48 (and again for a second slab)
 	first *loom.Op    // the member first in program order
@@ -472,11 +475,11 @@ func (e *emitter) ownedAccumulator(v *loom.Value, c *val) bool {
 	return v.Owner != nil && e.carried[v.Owner]
 }
 
-// wgmmaDescriptor builds the 64-bit matrix descriptor of g's rhs slab:
-// its start address (the view's row g.row) >> 4, both strides 1024 bytes
-// >> 4 (the leading-dimension offset, between atoms along N, is unused at
-// N = 64; the stride offset steps from rows k..k+7 to k+8..k+15), base
-// offset 0 (the start lies on an atom) and the 128-byte swizzle.
+// wgmmaDescriptor builds the 64-bit matrix descriptor of g's rhs: its
+// start address (the view's row g.row) >> 4, the leading-dimension offset
+// g.lbo >> 4 (to the second slab; unused at N = 64), the stride offset
+// 1024 >> 4 (rows k..k+7 to k+8..k+15), base offset 0 (the start lies on
+// an atom) and the 128-byte swizzle.
 func (e *emitter) wgmmaDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
 	v, ok := e.vals[g.tile]
 	if !ok || v.space != "shared" || v.swz != 128 {
