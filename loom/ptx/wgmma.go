@@ -50,9 +50,9 @@ type wgmmaGroup struct {
 
 // wgmmaPlan is the kernel's wgmma groups.
 type wgmmaPlan struct {
-	group map[*loom.Op]*wgmmaGroup // each member mma to its group
-	skip  map[*loom.Op]bool        // rhs loads only the groups read
-	uses  map[*loom.Value][]*loom.Op
+	group map[*loom.Op]*wgmmaGroup   // each member mma to its group
+	skip  map[*loom.Op]bool          // rhs loads only the groups read
+	uses  map[*loom.Value][]*loom.Op // each value's users in the kernel body
 }
 
 // wgmmaAtomBytes is the span of one 128-byte-swizzle atom: 8 rows of 128
@@ -69,7 +69,6 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 		return nil
 	}
 	uses := map[*loom.Value][]*loom.Op{}
-	owner := map[*loom.Region]*loom.Op{}
 	early := false // a kernel.return before the end of the body
 	var index func(r *loom.Region)
 	index = func(r *loom.Region) {
@@ -83,7 +82,6 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 				early = true
 			}
 			for _, sub := range op.Regions {
-				owner[sub] = op
 				index(sub)
 			}
 		}
@@ -419,6 +417,11 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 		if e.ownedAccumulator(m.Operands[2].Value, c) {
 			out.vec = c.vec
 		} else {
+			// A group's result or a loop's carried value may still be
+			// written by a wgmma in flight (this trip's or the last).
+			if v := m.Operands[2].Value; v.Def != nil && e.wgp.group[v.Def] != nil || v.Owner != nil && e.carried[v.Owner] {
+				e.wgmmaFlush()
+			}
 			for _, r := range c.vec {
 				x := e.newVal(fc.regType())
 				e.ins("mov.b32 %s, %s", x.reg, r.reg)
