@@ -42,25 +42,13 @@ func swizzledViews(body *loom.Region, sm, wave int) map[*loom.Value]int64 {
 	if body == nil || sm < 75 || wave != 32 {
 		return nil
 	}
-	uses := map[*loom.Value][]*loom.Op{}
+	uses := valueUses(body)
 	var bufs []*loom.Value
-	var walk func(r *loom.Region)
-	walk = func(r *loom.Region) {
-		for _, op := range r.Ops {
-			for _, o := range op.Operands {
-				if o.Value != nil {
-					uses[o.Value] = append(uses[o.Value], op)
-				}
-			}
-			if len(op.Results) == 1 && (op.Name == "kernel.workgroup.storage" || op.Name == "buffer.alloca" && op.Param == "workgroup") {
-				bufs = append(bufs, op.Results[0])
-			}
-			for _, sub := range op.Regions {
-				walk(sub)
-			}
+	walkOps(body, func(_ *loom.Region, _ int, op *loom.Op) {
+		if len(op.Results) == 1 && (op.Name == "kernel.workgroup.storage" || op.Name == "buffer.alloca" && op.Param == "workgroup") {
+			bufs = append(bufs, op.Results[0])
 		}
-	}
-	walk(body)
+	})
 	var out map[*loom.Value]int64
 	for _, b := range bufs {
 		views, ok := swizzleBuffer(b, uses)
@@ -362,4 +350,29 @@ func (e *emitter) swizzledLanes(op *loom.Op, v *val, idx []*val, lhs bool, step 
 		e.addrMad(a, c, 1, sa, false)
 		return addrPlus(a, imm+hi+rows)
 	}, true
+}
+
+// walkOps calls f on every op of r and its nested regions, in order, with
+// the op's region and position.
+func walkOps(r *loom.Region, f func(r *loom.Region, i int, op *loom.Op)) {
+	for i, op := range r.Ops {
+		f(r, i, op)
+		for _, sub := range op.Regions {
+			walkOps(sub, f)
+		}
+	}
+}
+
+// valueUses maps each value used in r (nested regions included) to the
+// ops using it, once per operand.
+func valueUses(r *loom.Region) map[*loom.Value][]*loom.Op {
+	uses := map[*loom.Value][]*loom.Op{}
+	walkOps(r, func(_ *loom.Region, _ int, op *loom.Op) {
+		for _, o := range op.Operands {
+			if o.Value != nil {
+				uses[o.Value] = append(uses[o.Value], op)
+			}
+		}
+	})
+	return uses
 }

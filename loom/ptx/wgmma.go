@@ -68,25 +68,13 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 	if n := e.wg[0] * e.wg[1] * e.wg[2]; n%128 != 0 {
 		return nil
 	}
-	uses := map[*loom.Value][]*loom.Op{}
+	uses := valueUses(body)
 	early := false // a kernel.return before the end of the body
-	var index func(r *loom.Region)
-	index = func(r *loom.Region) {
-		for i, op := range r.Ops {
-			for _, o := range op.Operands {
-				if o.Value != nil {
-					uses[o.Value] = append(uses[o.Value], op)
-				}
-			}
-			if op.Name == "kernel.return" && (r != body || i != len(r.Ops)-1) {
-				early = true
-			}
-			for _, sub := range op.Regions {
-				index(sub)
-			}
+	walkOps(body, func(r *loom.Region, i int, op *loom.Op) {
+		if op.Name == "kernel.return" && (r != body || i != len(r.Ops)-1) {
+			early = true
 		}
-	}
-	index(body)
+	})
 	if early {
 		return nil
 	}
