@@ -218,7 +218,7 @@ func (e *emitter) regionSkipping(r *loom.Region, skip map[*loom.Op]bool, terms [
 			if err != nil {
 				return err
 			}
-			if op.Name == "scf.yield" && e.wgmmaYieldInPlace(r, vals) {
+			if op.Name == "scf.yield" && e.wgmmaYieldInPlace(r, op, vals) {
 				inPlace = true
 			} else {
 				e.wgmmaFlush()

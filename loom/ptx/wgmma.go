@@ -600,16 +600,20 @@ func (e *emitter) wgmmaLoopEntry() {
 	}
 }
 
-// wgmmaYieldInPlace reports whether a loop body's scf.yield passes every
-// carried value in the registers it arrived in (accumulators updated in
-// place), so the wgmma ops writing them may stay in flight into the next
-// trip; they are committed, so that trip's waits count them.
-func (e *emitter) wgmmaYieldInPlace(r *loom.Region, vals []*val) bool {
-	if !e.wgPending && len(e.wgGroups) == 0 || !e.carried[r] || len(vals) != len(r.Args)-1 {
+// wgmmaYieldInPlace reports whether a loop body's scf.yield y leaves the
+// registers of the wgmma ops in flight alone: every accumulator a group
+// wrote is passed in the registers it arrived in (updated in place), and
+// the other carried values are not wgmma registers. Those ops may then
+// stay in flight into the next trip; they are committed, so that trip's
+// waits count them.
+func (e *emitter) wgmmaYieldInPlace(r *loom.Region, y *loom.Op, vals []*val) bool {
+	if !e.wgPending && len(e.wgGroups) == 0 || !e.carried[r] || len(vals) != len(r.Args)-1 || len(y.Operands) != len(vals) {
 		return false
 	}
 	for i, v := range vals {
-		if in := e.vals[r.Args[i+1]]; in == nil || !sameRegs(v, in) {
+		src := y.Operands[i].Value
+		fromGroup := src != nil && src.Def != nil && e.wgp.group[src.Def] != nil
+		if in := e.vals[r.Args[i+1]]; fromGroup && (in == nil || !sameRegs(v, in)) {
 			return false
 		}
 	}
