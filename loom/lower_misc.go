@@ -63,7 +63,7 @@ func lowerTestFact(l *lowering, op *Op) (bool, error) {
 	var bit int64
 	switch op.Name {
 	case "test.fact_uniform":
-		if l.uniform(v) {
+		if WorkgroupUniform(v) {
 			bit = 1
 		}
 	case "test.fact_lane_varying", "test.fact_lane_predicate":
@@ -115,12 +115,14 @@ var laneSources = map[string]bool{
 	"kernel.subgroup.id": true,
 }
 
-// uniform reports whether v is provably the same in every invocation of a
-// workgroup: computed by pure ops from launch parameters, constants,
-// config values and workgroup-level ids. Loads, atomics, collectives and
-// region arguments other than the kernel's parameters count as varying.
-func (l *lowering) uniform(v *Value) bool {
-	return l.walkDeps(v, func(op *Op) (bool, bool) {
+// WorkgroupUniform reports whether v is provably the same in every
+// invocation of a workgroup: computed by pure ops from launch parameters,
+// constants, config values and workgroup-level ids. Loads, atomics,
+// collectives and region arguments other than the kernel's parameters
+// count as varying. (test.fact_uniform states it; loom/ptx relies on it
+// to give a warpgroup one wgmma.)
+func WorkgroupUniform(v *Value) bool {
+	return walkDeps(v, func(op *Op) (bool, bool) {
 		d, _, _ := strings.Cut(op.Name, ".")
 		switch {
 		case laneSources[op.Name]:
@@ -138,7 +140,7 @@ func (l *lowering) uniform(v *Value) bool {
 
 // laneDependent reports whether v is computed from an invocation id.
 func (l *lowering) laneDependent(v *Value) bool {
-	return !l.walkDeps(v, func(op *Op) (bool, bool) {
+	return !walkDeps(v, func(op *Op) (bool, bool) {
 		if laneSources[op.Name] {
 			return false, true
 		}
@@ -149,7 +151,7 @@ func (l *lowering) laneDependent(v *Value) bool {
 // walkDeps follows v's definitions: visit returns (ok, stop) for an op and
 // arg decides a region argument. The answer is whether everything visited
 // was ok.
-func (l *lowering) walkDeps(v *Value, visit func(*Op) (bool, bool), arg func(*Value) bool) bool {
+func walkDeps(v *Value, visit func(*Op) (bool, bool), arg func(*Value) bool) bool {
 	seen := map[*Value]bool{}
 	var walk func(v *Value) bool
 	walk = func(v *Value) bool {

@@ -86,7 +86,7 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 		}
 		for _, op := range r.Ops {
 			for _, sub := range op.Regions {
-				walk(sub, uniform && e.uniformControl(op))
+				walk(sub, uniform && uniformControl(op))
 			}
 		}
 	}
@@ -111,56 +111,14 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 // uniformControl reports whether op's regions run in every invocation of
 // the workgroup alike: an scf.for with uniform bounds and an scf.if with a
 // uniform condition.
-func (e *emitter) uniformControl(op *loom.Op) bool {
+func uniformControl(op *loom.Op) bool {
 	switch op.Name {
 	case "scf.for":
-		return len(op.Operands) >= 3 && wgUniform(op.Operands[0].Value, e.k) && wgUniform(op.Operands[1].Value, e.k) && wgUniform(op.Operands[2].Value, e.k)
+		return len(op.Operands) >= 3 && loom.WorkgroupUniform(op.Operands[0].Value) && loom.WorkgroupUniform(op.Operands[1].Value) && loom.WorkgroupUniform(op.Operands[2].Value)
 	case "scf.if":
-		return len(op.Operands) >= 1 && wgUniform(op.Operands[0].Value, e.k)
+		return len(op.Operands) >= 1 && loom.WorkgroupUniform(op.Operands[0].Value)
 	}
 	return false
-}
-
-// wgUniform reports whether v is provably the same in every invocation of
-// the workgroup: computed by index/scalar ops from constants, config
-// values, launch parameters and workgroup ids.
-func wgUniform(v *loom.Value, k *loom.Kernel) bool {
-	seen := map[*loom.Value]bool{}
-	var ok func(v *loom.Value) bool
-	ok = func(v *loom.Value) bool {
-		if v == nil {
-			return false
-		}
-		if seen[v] {
-			return true
-		}
-		seen[v] = true
-		d := v.Def
-		if d == nil {
-			for _, l := range append(k.Workload, k.Launch...) {
-				if l == v {
-					return true
-				}
-			}
-			return false
-		}
-		dialect, _, _ := strings.Cut(d.Name, ".")
-		switch {
-		case strings.HasPrefix(d.Name, "kernel.workgroup.id") || strings.HasPrefix(d.Name, "kernel.workgroup.count"):
-			return true
-		case d.Name == "config.get":
-			return true
-		case dialect == "index" || dialect == "scalar":
-			for _, o := range d.Operands {
-				if !ok(o.Value) {
-					return false
-				}
-			}
-			return true
-		}
-		return false
-	}
-	return ok(v)
 }
 
 // slabKey identifies the 16×64 rhs slab of a group member: the lhs it
@@ -170,8 +128,8 @@ type slabKey struct {
 	rowConst       int64
 }
 
-// rowValue is the row a slab's descriptor starts at.
-func (k slabKey) rowValue(m *loom.Op) *loom.Value {
+// rhsRow is the row index of a group member's rhs fragment load.
+func rhsRow(m *loom.Op) *loom.Value {
 	return m.Operands[1].Value.Def.Operands[1].Value
 }
 
@@ -212,7 +170,7 @@ func (e *emitter) groupRegion(p *wgmmaPlan, r *loom.Region, uses map[*loom.Value
 			complete = complete && m != nil
 		}
 		if complete {
-			slabs = append(slabs, &wgmmaGroup{mmas: c[:], tile: k.tile, row: k.rowValue(c[0]), lbo: wgmmaAtomBytes})
+			slabs = append(slabs, &wgmmaGroup{mmas: c[:], tile: k.tile, row: rhsRow(c[0]), lbo: wgmmaAtomBytes})
 		}
 	}
 	var groups []*wgmmaGroup
@@ -290,7 +248,7 @@ func (e *emitter) wgmmaMember(op *loom.Op) (int, slabKey, bool) {
 	rows, rok := constIndex(ld.Operands[3].Value)
 	cols, cok := constIndex(ld.Operands[4].Value)
 	c, ok := constIndex(col)
-	if !rok || !cok || rows != 16 || cols != 16 || !ok || c%16 != 0 || c < 0 || c > 48 || !multipleOf8(row) || !wgUniform(row, e.k) {
+	if !rok || !cok || rows != 16 || cols != 16 || !ok || c%16 != 0 || c < 0 || c > 48 || !multipleOf8(row) || !loom.WorkgroupUniform(row) {
 		return 0, k, false
 	}
 	k.lhs, k.tile, k.row = op.Operands[0].Value, tile, row
@@ -315,12 +273,9 @@ func vectorLen(t *loom.Type) (int, bool) {
 	return n, true
 }
 
-// constIndex is the value of an index.constant.
+// constIndex is the value of a constant index (constOperandInt's rule).
 func constIndex(v *loom.Value) (int64, bool) {
-	if v == nil || v.Def == nil || v.Def.Name != "index.constant" || v.Def.Literal == nil || v.Def.Literal.Kind != loom.LitInt {
-		return 0, false
-	}
-	return v.Def.Literal.Int, true
+	return constOperandInt(&loom.Operand{Value: v})
 }
 
 // multipleOf8 reports whether an index is provably a multiple of 8: a
