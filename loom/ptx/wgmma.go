@@ -302,16 +302,8 @@ func multipleOf8(v *loom.Value) bool {
 // constant offset that is a multiple of wgmmaAtomBytes (the storage is
 // then declared with that alignment).
 func atomAligned(view *loom.Value) bool {
-	d := view.Def
-	if d == nil || d.Name != "buffer.view" || len(d.Operands) < 2 {
-		return false
-	}
-	buf := d.Operands[0].Value
-	if buf == nil || buf.Def == nil || buf.Def.Name != "kernel.workgroup.storage" {
-		return false
-	}
-	off, ok := constIndex(d.Operands[1].Value)
-	return ok && off%wgmmaAtomBytes == 0
+	sp, ok := staticSpan(view)
+	return ok && view.Def.Name == "buffer.view" && sp.buf.Def.Name == "kernel.workgroup.storage" && sp.lo%wgmmaAtomBytes == 0
 }
 
 // wgmmaInstr is the wgmma.mma_async form for n columns of the element type.
