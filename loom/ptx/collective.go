@@ -489,7 +489,7 @@ func (e *emitter) storeWarpResults(ts []*loom.Type, lin string, rs []*val, nw in
 		e.storeFrom(ts[i], "shared", "", slot(wa, 8*nw*int64(i)), r)
 	}
 	e.label(skip)
-	e.workgroupBarrier()
+	e.workgroupBarrier(nil)
 	return base, lane
 }
 
@@ -652,7 +652,7 @@ func (e *emitter) workgroupReduces(ops []*loom.Op) error {
 	// scratch until every warp has read it; dropTrailingBarriers removes
 	// it where nothing later can reuse the scratch.
 	e.body.WriteString(trailingMark)
-	e.workgroupBarrier()
+	e.workgroupBarrier(nil)
 	for i, op := range ops {
 		if err := e.define(op, 0, totals[i]); err != nil {
 			return err

@@ -368,7 +368,7 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	e.carried[body] = true // the join registers, the loop's own
 	done := e.newReg(cPred)
 	e.label(head)
-	e.wgmmaLoopEntry()
+	e.wgmmaLoopEntry(body)
 	e.ins("setp.ge.%s %s, %s, %s", forCompare(t), done, iv.reg, ub.reg)
 	e.ins("@%s bra %s", done, end)
 	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }

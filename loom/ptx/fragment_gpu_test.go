@@ -87,11 +87,11 @@ func TestFragmentPTX(t *testing.T) {
 		// (L2 only: device-scope copies), the staged ones through registers.
 		want := []string{"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync"}
 		if strings.Contains(export, "_wg") {
-			// One warpgroup per block: wgmma reads the rhs tiles itself
-			// (wgmma.go); TestWgmmaFallback covers other targets.
-			want = []string{".target sm_90a", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "wgmma.mma_async.sync.aligned.m64n128k16.f32." + strings.Split(export, "_")[2],
-				"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0", "fence.proxy.async.shared::cta"}
-			for _, no := range []string{"mma.sync", "ldmatrix.sync.aligned.m8n8.x4.trans"} {
+			// Warpgroups: wgmma reads both tiles itself through
+			// descriptors (wgmma.go); TestWgmmaGroups covers other targets.
+			want = []string{".target sm_90a", "wgmma.mma_async.sync.aligned.m64n128k16.f32." + strings.Split(export, "_")[2],
+				"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0", "fence.proxy.async.shared::cta", ", 1, 1, 0, 1;"}
+			for _, no := range []string{"mma.sync", "ldmatrix"} {
 				if strings.Contains(k.PTX, no) {
 					t.Errorf("%s: %s beside wgmma", export, no)
 				}

@@ -105,10 +105,10 @@ func (e *emitter) kernelOp(op *loom.Op, rest string) error {
 	case "barrier":
 		switch op.Param {
 		case "workgroup", "":
-			e.workgroupBarrier()
+			e.workgroupBarrier(op)
 		case "global":
 			e.ins("fence.acq_rel.gpu")
-			e.workgroupBarrier()
+			e.workgroupBarrier(op)
 		default:
 			return unsupported(op, "barrier on %q", op.Param)
 		}

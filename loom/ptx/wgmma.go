@@ -46,6 +46,12 @@ type wgmmaGroup struct {
 	tile  *loom.Value // the rhs view
 	row   *loom.Value // the rhs row index of the first slab
 	lbo   int64       // bytes from one slab to the next (N = 128); unused at N = 64
+	// lhsTile is the swizzled tile the lhs fragments of the warpgroup
+	// come from when wgmma reads them through a descriptor (wgmmaLHS),
+	// nil when they go in registers; lhsRow and lhsCol locate this warp's
+	// fragment in it.
+	lhsTile, lhsRow *loom.Value
+	lhsCol          int64
 }
 
 // wgmmaPlan is the kernel's wgmma groups.
@@ -53,6 +59,11 @@ type wgmmaPlan struct {
 	group map[*loom.Op]*wgmmaGroup   // each member mma to its group
 	skip  map[*loom.Op]bool          // rhs loads only the groups read
 	uses  map[*loom.Value][]*loom.Op // each value's users in the kernel body
+	// after maps each barrier to what may be written before the next
+	// (barrierWrites), for workgroups of several warpgroups.
+	after map[*loom.Op]workgroupWrites
+	entry map[*loom.Region][]span // loopEntries, with after
+	body  *loom.Region
 }
 
 // wgmmaAtomBytes is the span of one 128-byte-swizzle atom: 8 rows of 128
@@ -78,7 +89,7 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 	if early {
 		return nil
 	}
-	p := &wgmmaPlan{group: map[*loom.Op]*wgmmaGroup{}, skip: map[*loom.Op]bool{}, uses: uses}
+	p := &wgmmaPlan{group: map[*loom.Op]*wgmmaGroup{}, skip: map[*loom.Op]bool{}, uses: uses, body: body}
 	var walk func(r *loom.Region, uniform bool)
 	walk = func(r *loom.Region, uniform bool) {
 		if uniform {
@@ -94,12 +105,29 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 	if len(p.group) == 0 {
 		return nil
 	}
+	if e.wg[0]*e.wg[1]*e.wg[2] > 128 {
+		p.after = barrierWrites(body)
+		p.entry = loopEntries(body, p.after, p.group)
+	}
 	// Drop the rhs loads whose every use is a group's rhs operand.
 	for op := range p.group {
 		ld := op.Operands[1].Value.Def
 		all := true
 		for _, u := range uses[ld.Results[0]] {
 			if g := p.group[u]; g == nil || u.Operands[1].Value != ld.Results[0] {
+				all = false
+			}
+		}
+		p.skip[ld] = all
+	}
+	for op, g := range p.group {
+		if g.lhsTile == nil {
+			continue
+		}
+		ld := op.Operands[0].Value.Def
+		all := true
+		for _, u := range uses[ld.Results[0]] {
+			if g := p.group[u]; g == nil || g.lhsTile == nil || u.Operands[0].Value != ld.Results[0] {
 				all = false
 			}
 		}
@@ -211,6 +239,15 @@ func (e *emitter) groupRegion(p *wgmmaPlan, r *loom.Region, uses map[*loom.Value
 				}
 			}
 		}
+		// The dropped rhs loads (and an lhs read through a descriptor)
+		// read the tile at the first member instead: nothing may write
+		// workgroup memory in between.
+		for _, m := range g.mmas {
+			ready = ready && tileStable(p, r, pos, m.Operands[1].Value.Def, g.first)
+		}
+		if ld := g.mmas[0].Operands[0].Value.Def; ready && tileStable(p, r, pos, ld, g.first) {
+			g.lhsTile, g.lhsRow, g.lhsCol, _ = e.wgmmaLHS(ld)
+		}
 		if ready {
 			for _, m := range g.mmas {
 				p.group[m] = g
@@ -256,6 +293,69 @@ func (e *emitter) wgmmaMember(op *loom.Op) (int, slabKey, bool) {
 		k.row, k.rowConst = nil, rc // equal constants are one row
 	}
 	return int(c / 16), k, true
+}
+
+// tileStable reports whether a fragment load ld of region r may be read
+// at op instead: ld is an op of r before op, and no op in between is a
+// barrier or may write workgroup memory.
+func tileStable(p *wgmmaPlan, r *loom.Region, pos map[*loom.Op]int, ld, op *loom.Op) bool {
+	i, ok := pos[ld]
+	if !ok || ld == nil {
+		return false
+	}
+	var w workgroupWrites
+	for _, x := range r.Ops[i+1 : pos[op]] {
+		if isWorkgroupBarrier(x) {
+			return false
+		}
+		w.add(x, p.body)
+		for _, sub := range x.Regions {
+			w.addAll(sub, p.body)
+		}
+	}
+	return !w.unknown && len(w.spans) == 0
+}
+
+// wgmmaLHS reports whether wgmma can read the lhs fragments of a
+// warpgroup from workgroup memory (its descriptor form) instead of
+// registers: ld is a vector.fragment.load<lhs> [16, 16] of a swizzled
+// tile of 128-byte rows starting on an atom, at a constant column
+// 0, 16, 32 or 48, and at row 16·subgroup + u for a workgroup-uniform u,
+// a multiple of 8. Warp i of a warpgroup then holds rows 16i.. of the 64
+// the warpgroup's rows start at (16·4·(subgroup / 4) + u), which is
+// wgmma's lhs layout, K-major in the same 128-byte swizzle as the rhs.
+func (e *emitter) wgmmaLHS(ld *loom.Op) (tile, row *loom.Value, col int64, ok bool) {
+	if ld == nil || ld.Name != "vector.fragment.load" || ld.Param != "lhs" || len(ld.Operands) != 5 {
+		return nil, nil, 0, false
+	}
+	tile, row = ld.Operands[0].Value, ld.Operands[1].Value
+	rows, rok := constIndex(ld.Operands[3].Value)
+	cols, cok := constIndex(ld.Operands[4].Value)
+	col, colOK := constIndex(ld.Operands[2].Value)
+	if e.swz[tile] != 128 || !atomAligned(tile) || !rok || !cok || rows != 16 || cols != 16 || !colOK || col%16 != 0 || col < 0 || col > 48 || !subgroupRows(row) {
+		return nil, nil, 0, false
+	}
+	return tile, row, col, true
+}
+
+// subgroupRows reports whether v is 16·subgroup + u for a
+// workgroup-uniform u that is a multiple of 8 (u may be absent).
+func subgroupRows(v *loom.Value) bool {
+	if v == nil || v.Def == nil || len(v.Def.Operands) != 2 {
+		return false
+	}
+	a, b := v.Def.Operands[0].Value, v.Def.Operands[1].Value
+	switch v.Def.Name {
+	case "index.mul":
+		isSubgroup := func(x *loom.Value) bool { return x != nil && x.Def != nil && x.Def.Name == "kernel.subgroup.id" }
+		ca, aok := constIndex(a)
+		cb, bok := constIndex(b)
+		return isSubgroup(a) && bok && cb == 16 || isSubgroup(b) && aok && ca == 16
+	case "index.add":
+		uniform := func(x *loom.Value) bool { return loom.WorkgroupUniform(x) && multipleOf8(x) }
+		return subgroupRows(a) && uniform(b) || subgroupRows(b) && uniform(a)
+	}
+	return false
 }
 
 // vectorLen is the component count of a static vector type.
@@ -325,13 +425,29 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 		l, _ := loom.NewFragmentLayout(role, 16, 16, int64(payload), loom.FragmentSubgroupSize)
 		return &nativeFrag{lay: l, elem: elem}
 	}
-	lhs, err := e.get(op.Operands[0])
-	if err != nil {
-		return err
-	}
-	a, err := e.nativize(op, lhs, lay(loom.FragmentLHS, 16, ab))
-	if err != nil {
-		return err
+	// The lhs: this warp's fragment in registers, or the warpgroup's
+	// through a descriptor.
+	var a string
+	if g.lhsTile != nil {
+		desc, err := e.wgmmaLHSDescriptor(op, g)
+		if err != nil {
+			return err
+		}
+		a = desc
+	} else {
+		lhs, err := e.get(op.Operands[0])
+		if err != nil {
+			return err
+		}
+		nat, err := e.nativize(op, lhs, lay(loom.FragmentLHS, 16, ab))
+		if err != nil {
+			return err
+		}
+		regs := make([]string, len(nat.vec))
+		for i, r := range nat.vec {
+			regs[i] = r.reg
+		}
+		a = "{" + strings.Join(regs, ", ") + "}"
 	}
 	fc := lay(loom.FragmentResult, 8, op.Types[2].Elem)
 	// The accumulators in place where their registers are this group's
@@ -374,16 +490,20 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 	}
 	on := e.newReg(cPred)
 	e.ins("setp.ne.b32 %s, 1, 0", on)
-	regs := make([]string, len(a.vec))
-	for i, r := range a.vec {
-		regs[i] = r.reg
-	}
 	e.ins("wgmma.fence.sync.aligned")
-	// scale-d on (D = A·B + D), A and B not negated, B N-major.
-	e.ins("%s {%s}, {%s}, %s, %s, 1, 1, 1", wgmmaInstr(16*len(g.mmas), ab), strings.Join(d, ", "), strings.Join(regs, ", "), desc, on)
+	// scale-d on (D = A·B + D), A and B not negated, A K-major (where a
+	// descriptor gives it), B N-major.
+	if g.lhsTile != nil {
+		e.ins("%s {%s}, %s, %s, %s, 1, 1, 0, 1", wgmmaInstr(16*len(g.mmas), ab), strings.Join(d, ", "), a, desc, on)
+	} else {
+		e.ins("%s {%s}, %s, %s, %s, 1, 1, 1", wgmmaInstr(16*len(g.mmas), ab), strings.Join(d, ", "), a, desc, on)
+	}
 	e.wgPending = true
 	e.wgUsed = true
 	e.wgTiles = append(e.wgTiles, g.tile)
+	if g.lhsTile != nil {
+		e.wgTiles = append(e.wgTiles, g.lhsTile)
+	}
 	for j, m := range g.mmas {
 		if err := e.define(m, 0, outs[j]); err != nil {
 			return err
@@ -431,202 +551,53 @@ func (e *emitter) wgmmaDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Leading-dimension offset: from one 64-column slab to the next
+	// (N-major: between atoms along N).
+	return e.swizzleDescriptor(base, imm, g.lbo), nil
+}
+
+// swizzleDescriptor is the 64-bit descriptor of a 128-byte-swizzle matrix
+// at byte address base+imm of workgroup memory: the start address >> 4,
+// the leading-dimension offset lbo >> 4, the stride offset 1024 >> 4 (from
+// one 8-row atom to the next: rows k..k+7 to k+8..k+15 of an N-major rhs,
+// rows m..m+7 to m+8..m+15 of a K-major lhs), base offset 0 (the start
+// lies on an atom's row 0) and the swizzle mode.
+func (e *emitter) swizzleDescriptor(base string, imm, lbo int64) string {
 	addr := e.newReg(cR)
 	e.ins("add.s32 %s, %s, %d", addr, base, imm)
 	lo, hi := e.newReg(cR), e.newReg(cR)
 	e.ins("bfe.u32 %s, %s, 4, 14", lo, addr)
-	// Leading-dimension offset: from one 64-column slab to the next
-	// (N-major: between atoms along N); stride offset: from rows k..k+7 to
-	// k+8..k+15 (between atoms along K).
-	e.ins("or.b32 %s, %s, %d", lo, lo, (g.lbo>>4)<<16)
+	e.ins("or.b32 %s, %s, %d", lo, lo, (lbo>>4)<<16)
 	e.ins("mov.b32 %s, %d", hi, wgmmaAtomBytes>>4|1<<30)
 	desc := e.newReg(cRd)
 	e.ins("mov.b64 %s, {%s, %s}", desc, lo, hi)
-	return desc, nil
+	return desc
 }
 
-// wgmmaBatch is the rhs tiles of committed wgmma ops still possibly in
-// flight; all marks the unknown ops a loop body may find in flight from
-// its previous trip.
-type wgmmaBatch struct {
-	tiles []*loom.Value
-	all   bool
-}
-
-// reads reports whether the batch may read bytes of dst.
-func (b wgmmaBatch) reads(dst span) bool {
-	if b.all {
-		return true
+// wgmmaLHSDescriptor builds the descriptor of g's lhs, the warpgroup's 64
+// rows of its tile: this warp's row less 16 times its rank in the
+// warpgroup, at the fragment's column. A K-major lhs of 16 columns lies
+// within one swizzled row, so the leading-dimension offset is unused
+// (the ISA reads it as 1); the stride offset steps 8 rows.
+func (e *emitter) wgmmaLHSDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
+	v, ok := e.vals[g.lhsTile]
+	if !ok || v.space != "shared" || v.swz != 128 {
+		return "", invalid(op.Pos, "internal: wgmma lhs tile is not a swizzled workgroup view")
 	}
-	for _, t := range b.tiles {
-		if src, ok := staticSpan(t); !ok || src.overlaps(dst) {
-			return true
-		}
+	row, ok := e.vals[g.lhsRow]
+	if !ok {
+		return "", invalid(op.Pos, "internal: wgmma lhs row not lowered")
 	}
-	return false
-}
-
-// wgmmaCommit closes the wgmma ops issued since the last commit into a
-// group (wgmma.commit_group) that later waits can count.
-func (e *emitter) wgmmaCommit() {
-	if !e.wgPending {
-		return
+	rank := e.newReg(cR)
+	e.ins("bfe.u32 %s, %s, 5, 2", rank, e.linearTid().reg)
+	e.ins("shl.b32 %s, %s, 4", rank, rank)
+	first := e.newVal(indexType)
+	e.ins("sub.s32 %s, %s, %s", first.reg, row.reg, rank)
+	base, imm, err := e.addressParts(op, v, []*val{first, e.constInt(indexType, g.lhsCol)})
+	if err != nil {
+		return "", err
 	}
-	e.ins("wgmma.commit_group.sync.aligned")
-	e.wgGroups = append(e.wgGroups, wgmmaBatch{tiles: e.wgTiles})
-	e.wgTiles = nil
-	e.wgPending = false
-}
-
-// wgmmaFlush waits for every wgmma op in flight, before an op that may
-// read their accumulators or write their operands.
-func (e *emitter) wgmmaFlush() {
-	e.wgmmaCommit()
-	if len(e.wgGroups) > 0 {
-		e.ins("wgmma.wait_group.sync.aligned 0")
-		e.wgGroups = nil
-	}
-}
-
-// wgmmaBefore makes op safe to run after the wgmma ops issued so far:
-// nothing for ops that touch neither their registers nor the tiles they
-// read (wgmmaKeeps), a wait for just the groups reading the bytes an
-// asynchronous copy overwrites (wgmma.wait_group N leaves the N newest in
-// flight), and a wait for all of them before anything else.
-func (e *emitter) wgmmaBefore(op *loom.Op) {
-	if !e.wgPending && len(e.wgGroups) == 0 || e.wgmmaKeeps(op) {
-		return
-	}
-	if op.Name == "kernel.async.copy" && len(op.Operands) >= 2 {
-		if dst, ok := staticSpan(op.Operands[1].Value); ok && !(wgmmaBatch{tiles: e.wgTiles}).reads(dst) {
-			e.wgmmaCommit()
-			for i := len(e.wgGroups) - 1; i >= 0; i-- {
-				if e.wgGroups[i].reads(dst) {
-					n := len(e.wgGroups) - 1 - i
-					e.ins("wgmma.wait_group.sync.aligned %d", n)
-					e.wgGroups = append([]wgmmaBatch(nil), e.wgGroups[i+1:]...)
-					break
-				}
-			}
-			return
-		}
-	}
-	e.wgmmaFlush()
-}
-
-// wgmmaLazy reports whether wgmma ops may stay in flight across a
-// workgroup barrier: when the workgroup is one warpgroup, its own waits
-// before it overwrites a tile order every wgmma read of that tile before
-// the write. With several warpgroups another one's wgmma may still read
-// the tile, so the barrier waits for all of them first.
-func (e *emitter) wgmmaLazy() bool {
-	return e.wgp != nil && e.wgKnown && e.wg[0]*e.wg[1]*e.wg[2] == 128
-}
-
-// workgroupBarrier synchronizes the workgroup. In a kernel with wgmma
-// groups, the workgroup-memory writes before it are first made visible
-// to the async proxy wgmma reads through.
-func (e *emitter) workgroupBarrier() {
-	if e.wgmmaLazy() {
-		e.wgmmaCommit()
-	} else {
-		e.wgmmaFlush()
-	}
-	if e.wgp != nil {
-		e.ins("fence.proxy.async.shared::cta")
-	}
-	e.ins("bar.sync 0")
-}
-
-// wgmmaLoopEntry marks, at the top of a loop body, that wgmma ops of the
-// previous trip may be in flight: the first op that writes workgroup
-// memory waits for them.
-func (e *emitter) wgmmaLoopEntry() {
-	if e.wgp != nil {
-		e.wgGroups = append(e.wgGroups, wgmmaBatch{all: true})
-	}
-}
-
-// wgmmaYieldInPlace reports whether a loop body's scf.yield y leaves the
-// registers of the wgmma ops in flight alone: every accumulator a group
-// wrote is passed in the registers it arrived in (updated in place), and
-// the other carried values are not wgmma registers. Those ops may then
-// stay in flight into the next trip; they are committed, so that trip's
-// waits count them.
-func (e *emitter) wgmmaYieldInPlace(r *loom.Region, y *loom.Op, vals []*val) bool {
-	if !e.wgPending && len(e.wgGroups) == 0 || !e.carried[r] || len(vals) != len(r.Args)-1 || len(y.Operands) != len(vals) {
-		return false
-	}
-	for i, v := range vals {
-		src := y.Operands[i].Value
-		fromGroup := src != nil && src.Def != nil && e.wgp.group[src.Def] != nil
-		if in := e.vals[r.Args[i+1]]; fromGroup && (in == nil || !sameRegs(v, in)) {
-			return false
-		}
-	}
-	e.wgmmaCommit()
-	return true
-}
-
-// wgmmaKeeps reports whether op may run while wgmma ops are in flight:
-// another group's member, a dropped rhs load, an lhs fragment load (into
-// new registers), index arithmetic, a subview, an asynchronous copy's
-// group or wait, or a workgroup barrier when wgmmaLazy (it commits).
-func (e *emitter) wgmmaKeeps(op *loom.Op) bool {
-	switch {
-	case e.wgp == nil:
-		return false
-	case e.wgp.group[op] != nil || e.wgp.skip[op]:
-		return true
-	case op.Name == "vector.fragment.load" && op.Param == "lhs":
-		return true
-	case op.Name == "view.subview" || op.Name == "kernel.async.group" || op.Name == "kernel.async.wait":
-		return true
-	case op.Name == "kernel.barrier" && (op.Param == "workgroup" || op.Param == "") && e.wgmmaLazy():
-		return true
-	}
-	return strings.HasPrefix(op.Name, "index.")
-}
-
-// span is a byte range of a workgroup buffer.
-type span struct {
-	buf    *loom.Value
-	lo, hi int64
-}
-
-// overlaps reports whether two spans may share a byte.
-func (s span) overlaps(t span) bool { return s.buf == t.buf && s.lo < t.hi && t.lo < s.hi }
-
-// staticSpan bounds the bytes a view may address: a buffer.view of a
-// workgroup buffer at a constant offset with a static type, or a subview
-// of one (within its parent's bytes).
-func staticSpan(v *loom.Value) (span, bool) {
-	for v != nil && v.Def != nil && v.Def.Name == "view.subview" && len(v.Def.Operands) > 0 {
-		v = v.Def.Operands[0].Value
-	}
-	if v == nil || v.Def == nil || v.Def.Name != "buffer.view" || len(v.Def.Operands) < 2 {
-		return span{}, false
-	}
-	buf := v.Def.Operands[0].Value
-	if buf == nil || buf.Def == nil || (buf.Def.Name != "kernel.workgroup.storage" && !(buf.Def.Name == "buffer.alloca" && buf.Def.Param == "workgroup")) {
-		return span{}, false
-	}
-	off, ok := constIndex(v.Def.Operands[1].Value)
-	t := v.Type
-	if t == nil && len(v.Def.ResultTypes) > 0 {
-		t = v.Def.ResultTypes[0]
-	}
-	if !ok || t == nil || t.Kind != loom.TypeView || t.Elem == nil {
-		return span{}, false
-	}
-	n := int64(carrierBytes(t.Elem))
-	for _, d := range t.Dims {
-		if d.Value != nil || d.Size <= 0 {
-			return span{}, false
-		}
-		n *= d.Size
-	}
-	return span{buf, off, off + n}, true
+	return e.swizzleDescriptor(base, imm, 16), nil
 }
 
 // wgmmaTarget is the .target suffix: wgmma needs the architecture-specific

@@ -3,6 +3,7 @@ package ptx
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,14 +23,19 @@ func TestWgmmaGroups(t *testing.T) {
 		export string
 		sm     int
 		wgmma  string // the wgmma shape and types, "" for mma.sync
+		steps  int    // wgmma ops in each version of the body (PTX may hold two)
+		lhs    string // the lhs: "regs" (registers) or "desc" (a descriptor)
 	}{
-		{"wg_tile_f16", 90, "m64n64k16.f32.f16.f16"},
-		{"wg_tile_bf16", 90, "m64n64k16.f32.bf16.bf16"},
-		{"wg_tile_n128", 90, "m64n128k16.f32.f16.f16"},
-		{"wg_tile_f16", 80, ""},
-		{"wg_tile_f16", 100, ""}, // Blackwell has no wgmma
-		{"wg_subgroup_row", 90, ""},
-		{"wg_partial_warpgroup", 90, ""},
+		{"wg_tile_f16", 90, "m64n64k16.f32.f16.f16", 2, "regs"},
+		{"wg_tile_bf16", 90, "m64n64k16.f32.bf16.bf16", 2, "regs"},
+		{"wg_tile_n128", 90, "m64n128k16.f32.f16.f16", 2, "regs"},
+		{"wg_lhs_tile", 90, "m64n64k16.f32.f16.f16", 4, "desc"},
+		{"wg_lhs_lanes", 90, "m64n64k16.f32.f16.f16", 4, "regs"},
+		{"wg_loop_lhs", 90, "m64n64k16.f32.f16.f16", 1, "regs"},
+		{"wg_tile_f16", 80, "", 0, ""},
+		{"wg_tile_f16", 100, "", 0, ""}, // Blackwell has no wgmma
+		{"wg_subgroup_row", 90, "", 0, ""},
+		{"wg_partial_warpgroup", 90, "", 0, ""},
 	} {
 		k, err := Compile([]*loom.Module{m}, c.export, Options{SM: c.sm})
 		if err != nil {
@@ -47,20 +53,35 @@ func TestWgmmaGroups(t *testing.T) {
 				}
 				continue
 			}
-			// Each version of the body: two 16-deep steps, one wgmma each.
-			if n := strings.Count(body, "wgmma.mma_async.sync.aligned."+c.wgmma); n == 0 || n%2 != 0 || n != got {
-				t.Errorf("%s: %d %s wgmma ops of %d", name, n, c.wgmma, got)
+			// Each 16-deep step of the body is one wgmma.
+			if n := strings.Count(body, "wgmma.mma_async.sync.aligned."+c.wgmma); n == 0 || n%c.steps != 0 || n != got {
+				t.Errorf("%s: %d %s wgmma ops of %d, want %d", name, n, c.wgmma, got, c.steps)
 			}
-			for _, no := range []string{"mma.sync", "ldmatrix.sync.aligned.m8n8.x4.trans"} {
-				if strings.Contains(body, no) {
-					t.Errorf("%s: %s beside wgmma", name, no)
+			no := []string{"mma.sync", "ldmatrix.sync.aligned.m8n8.x4.trans"}
+			// The operand form: A in registers ({…}, then B's descriptor,
+			// scale-d, scales and B's transpose) or both by descriptor
+			// (A's transpose too), and then no ldmatrix at all.
+			form := regexp.MustCompile(`wgmma\.mma_async[^}]*\}, \{[^}]*\}, %rd\d+, %p\d+, 1, 1, 1;`)
+			if c.lhs == "desc" {
+				form = regexp.MustCompile(`wgmma\.mma_async[^}]*\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 1;`)
+				no = append(no, "ldmatrix")
+			}
+			if n := len(form.FindAllString(body, -1)); n != got {
+				t.Errorf("%s: %d of %d wgmma ops take the lhs from %s", name, n, got, c.lhs)
+			}
+			for _, x := range no {
+				if strings.Contains(body, x) {
+					t.Errorf("%s: %s beside wgmma", name, x)
 				}
 			}
 			if !strings.Contains(body, ".target sm_90a") || !strings.Contains(body, ".extern .shared .align 1024") {
 				t.Errorf("%s: want .target sm_90a and 1024-byte aligned workgroup storage", name)
 			}
+			// In program text order: nothing stores, synchronizes or leaves
+			// while wgmma ops are in flight, except a loop's back edge
+			// once they are committed (the next trip waits for them).
 			lines := strings.Split(body, "\n")
-			pending := false
+			pending, uncommitted := false, false
 			for i, l := range lines {
 				l = strings.TrimSpace(l)
 				switch {
@@ -68,12 +89,15 @@ func TestWgmmaGroups(t *testing.T) {
 					if strings.TrimSpace(lines[i-1]) != "wgmma.fence.sync.aligned;" {
 						t.Errorf("%s: line %d: wgmma without a wgmma.fence before it", name, i+1)
 					}
-					pending = true
+					pending, uncommitted = true, true
+				case l == "wgmma.commit_group.sync.aligned;":
+					uncommitted = false
 				case strings.HasPrefix(l, "wgmma.wait_group.sync.aligned 0"):
-					if strings.TrimSpace(lines[i-1]) != "wgmma.commit_group.sync.aligned;" {
+					if uncommitted {
 						t.Errorf("%s: line %d: wait without commit", name, i+1)
 					}
 					pending = false
+				case strings.HasPrefix(l, "bra.uni $L_for_") && !uncommitted:
 				case strings.HasPrefix(l, "st."), strings.HasPrefix(l, "bar."), strings.HasPrefix(l, "ret"), strings.HasPrefix(l, "bra"):
 					if pending {
 						t.Errorf("%s: line %d: %q while wgmma ops are in flight", name, i+1, l)
@@ -91,12 +115,15 @@ func TestWgmmaGroups(t *testing.T) {
 // matmuls' main loops. With one warpgroup per workgroup they cross
 // barriers and the loop's back edge, and a copy into a stage waits only
 // for the groups reading it: in matmul_tc_f16_wg_late, which multiplies a
-// stage before copying into the one its previous step read, the first
-// copy into a tile a group reads (B; A goes through registers) leaves the
-// newest group running (wgmma.wait_group 1) and nothing in the loop waits
-// for all. With two warpgroups (matmul_tc_f16_wg2) another
-// warpgroup may still read a stage after a barrier, so each barrier
-// waits for every group first.
+// stage before copying into the one its previous step read, each copy
+// leaves the newest group running (wgmma.wait_group 1) and nothing in the
+// loop waits for all. With two warpgroups another warpgroup may overwrite
+// a stage once past a barrier, so each barrier first waits for the groups
+// reading what the ops up to the next barrier write: in
+// matmul_tc_f16_wg2 (three stages, each step copying into the stage the
+// step before read) that is every group, and in matmul_tc_f16_wg2_s4
+// (four stages, the copies two steps behind) all but the newest, at every
+// barrier of the loop, the back edge included.
 func TestWgmmaPipeline(t *testing.T) {
 	m := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
 	loop := func(export string) []string {
@@ -141,5 +168,49 @@ func TestWgmmaPipeline(t *testing.T) {
 		case strings.HasPrefix(l, "bar.sync") && pending:
 			t.Errorf("matmul_tc_f16_wg2: loop line %d: a barrier with wgmma ops of one warpgroup in flight", i)
 		}
+	}
+	var s4 []string
+	for _, l := range loop("matmul_tc_f16_wg2_s4") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "wgmma.wait_group") || strings.HasPrefix(l, "bar.sync") {
+			s4 = append(s4, l)
+		}
+	}
+	want := strings.Repeat("wgmma.wait_group.sync.aligned 1;|bar.sync 0;|", 4)
+	if got := strings.Join(s4, "|") + "|"; got != want {
+		t.Errorf("matmul_tc_f16_wg2_s4: loop waits and barriers %q, want %q", got, want)
+	}
+}
+
+// TestWgmmaCarriedRegisters checks that a loop's next trip does not
+// overwrite the lhs registers a wgmma of the last trip may still read:
+// in wg_loop_lhs the trips carry their accumulators in place, so the
+// wgmma stays in flight over the back edge, and each trip's lhs load must
+// first wait for it.
+func TestWgmmaCarriedRegisters(t *testing.T) {
+	m := parse(t, filepath.Join("testdata", "wgmma.loom"))
+	k, err := Compile([]*loom.Module{m}, "wg_loop_lhs", Options{SM: 90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops := 0
+	inLoop, waited := false, false
+	for i, l := range strings.Split(k.PTX, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "$L_for_"):
+			loops++
+			inLoop, waited = true, false
+		case !inLoop:
+		case strings.HasPrefix(l, "wgmma.wait_group"):
+			waited = true
+		case strings.HasPrefix(l, "ld.global"):
+			if !waited {
+				t.Errorf("line %d: %q loads the lhs before waiting for the last trip's wgmma", i+1, l)
+			}
+			inLoop = false
+		}
+	}
+	if loops == 0 {
+		t.Fatalf("no loop in\n%s", k.PTX)
 	}
 }
