@@ -251,21 +251,26 @@ type workgroupWrites struct {
 	unknown bool
 }
 
-// workgroupWriters are the ops that may write memory through a view
-// operand.
-var workgroupWriters = map[string]bool{
-	"kernel.async.copy": true, "view.store": true, "vector.store": true, "vector.store.mask": true,
-	"vector.fragment.store": true, "view.atomic.rmw": true, "view.atomic.reduce": true,
-	"view.atomic.cmpxchg": true, "view.atomic.store": true,
+// mayWrite reports whether an op may write memory through a view
+// operand: stores, copies, gathers, scatters and atomics of every dialect
+// (loads among the atomics too, which only costs waits).
+func mayWrite(name string) bool {
+	for _, w := range []string{"store", "copy", "gather", "scatter", "atomic"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // add records what op itself may write (not its regions) in a kernel
-// whose body is body.
+// whose body is body. A collective's own scratch is never a kernel's
+// view, so collectives write nothing here.
 func (w *workgroupWrites) add(op *loom.Op, body *loom.Region) {
 	switch {
-	case strings.HasPrefix(op.Name, "func.") || strings.HasPrefix(op.Name, "template.") || strings.HasPrefix(op.Name, "workgroup."):
-		w.unknown = true // a call, or a collective's scratch
-	case workgroupWriters[op.Name]:
+	case strings.HasPrefix(op.Name, "func.") || strings.HasPrefix(op.Name, "template."):
+		w.unknown = true // a call
+	case mayWrite(op.Name):
 		for _, o := range op.Operands {
 			switch workgroupRooted(o.Value, body) {
 			case rootWorkgroup:
