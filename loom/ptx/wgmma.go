@@ -539,13 +539,9 @@ func (e *emitter) ownedAccumulator(v *loom.Value, c *val) bool {
 // 1024 >> 4 (rows k..k+7 to k+8..k+15), base offset 0 (the start lies on
 // an atom) and the 128-byte swizzle.
 func (e *emitter) wgmmaDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
-	v, ok := e.vals[g.tile]
-	if !ok || v.space != "shared" || v.swz != 128 {
-		return "", invalid(op.Pos, "internal: wgmma tile is not a swizzled workgroup view")
-	}
-	row, ok := e.vals[g.row]
-	if !ok {
-		return "", invalid(op.Pos, "internal: wgmma row not lowered")
+	v, row, err := e.wgmmaOperand(op, g.tile, g.row, "rhs")
+	if err != nil {
+		return "", err
 	}
 	base, imm, err := e.addressParts(op, v, []*val{row, e.constInt(indexType, 0)})
 	if err != nil {
@@ -554,6 +550,20 @@ func (e *emitter) wgmmaDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
 	// Leading-dimension offset: from one 64-column slab to the next
 	// (N-major: between atoms along N).
 	return e.swizzleDescriptor(base, imm, g.lbo), nil
+}
+
+// wgmmaOperand is the lowered tile and row of a wgmma operand read
+// through a descriptor.
+func (e *emitter) wgmmaOperand(op *loom.Op, tile, row *loom.Value, role string) (*val, *val, error) {
+	v, ok := e.vals[tile]
+	if !ok || v.space != "shared" || v.swz != 128 {
+		return nil, nil, invalid(op.Pos, "internal: wgmma %s tile is not a swizzled workgroup view", role)
+	}
+	r, ok := e.vals[row]
+	if !ok {
+		return nil, nil, invalid(op.Pos, "internal: wgmma %s row not lowered", role)
+	}
+	return v, r, nil
 }
 
 // swizzleDescriptor is the 64-bit descriptor of a 128-byte-swizzle matrix
@@ -580,13 +590,9 @@ func (e *emitter) swizzleDescriptor(base string, imm, lbo int64) string {
 // within one swizzled row, so the leading-dimension offset is unused
 // (the ISA reads it as 1); the stride offset steps 8 rows.
 func (e *emitter) wgmmaLHSDescriptor(op *loom.Op, g *wgmmaGroup) (string, error) {
-	v, ok := e.vals[g.lhsTile]
-	if !ok || v.space != "shared" || v.swz != 128 {
-		return "", invalid(op.Pos, "internal: wgmma lhs tile is not a swizzled workgroup view")
-	}
-	row, ok := e.vals[g.lhsRow]
-	if !ok {
-		return "", invalid(op.Pos, "internal: wgmma lhs row not lowered")
+	v, row, err := e.wgmmaOperand(op, g.lhsTile, g.lhsRow, "lhs")
+	if err != nil {
+		return "", err
 	}
 	rank := e.newReg(cR)
 	e.ins("bfe.u32 %s, %s, 5, 2", rank, e.linearTid().reg)
