@@ -121,9 +121,9 @@ func TestWgmmaGroups(t *testing.T) {
 // a stage once past a barrier, so each barrier first waits for the groups
 // reading what the ops up to the next barrier write: in
 // matmul_tc_f16_wg2 (three stages, each step copying into the stage the
-// step before read) that is every group, and in matmul_tc_f16_wg2_s4
-// (four stages, the copies two steps behind) all but the newest, at every
-// barrier of the loop, the back edge included.
+// step before read) that is every group, and in matmul_tc_f16_wg2_s4 and
+// _wg4_s4 (four stages, the copies two steps behind) all but the newest,
+// at every barrier of the loop, the back edge included.
 func TestWgmmaPipeline(t *testing.T) {
 	m := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
 	loop := func(export string) []string {
@@ -169,15 +169,17 @@ func TestWgmmaPipeline(t *testing.T) {
 			t.Errorf("matmul_tc_f16_wg2: loop line %d: a barrier with wgmma ops of one warpgroup in flight", i)
 		}
 	}
-	var s4 []string
-	for _, l := range loop("matmul_tc_f16_wg2_s4") {
-		if l = strings.TrimSpace(l); strings.HasPrefix(l, "wgmma.wait_group") || strings.HasPrefix(l, "bar.sync") {
-			s4 = append(s4, l)
+	for _, export := range []string{"matmul_tc_f16_wg2_s4", "matmul_tc_f16_wg4_s4"} {
+		var s4 []string
+		for _, l := range loop(export) {
+			if l = strings.TrimSpace(l); strings.HasPrefix(l, "wgmma.wait_group") || strings.HasPrefix(l, "bar.sync") {
+				s4 = append(s4, l)
+			}
 		}
-	}
-	want := strings.Repeat("wgmma.wait_group.sync.aligned 1;|bar.sync 0;|", 4)
-	if got := strings.Join(s4, "|") + "|"; got != want {
-		t.Errorf("matmul_tc_f16_wg2_s4: loop waits and barriers %q, want %q", got, want)
+		want := strings.Repeat("wgmma.wait_group.sync.aligned 1;|bar.sync 0;|", 4)
+		if got := strings.Join(s4, "|") + "|"; got != want {
+			t.Errorf("%s: loop waits and barriers %q, want %q", export, got, want)
+		}
 	}
 }
 
