@@ -300,7 +300,7 @@ func (e *emitter) wgmmaMember(op *loom.Op) (int, slabKey, bool) {
 // barrier or may write workgroup memory.
 func tileStable(p *wgmmaPlan, r *loom.Region, pos map[*loom.Op]int, ld, op *loom.Op) bool {
 	i, ok := pos[ld]
-	if !ok || ld == nil {
+	if end, in := pos[op]; !ok || !in || i >= end {
 		return false
 	}
 	var w workgroupWrites

@@ -7,8 +7,8 @@ import (
 )
 
 // wgmmaBatch is the workgroup tiles (rhs, and lhs read through a
-// descriptor) of committed wgmma ops still possibly in flight; all marks the unknown ops a loop body may find in flight from
-// its previous trip.
+// descriptor) of committed wgmma ops still possibly in flight; all marks
+// the unknown ops a loop body may find in flight from its previous trip.
 type wgmmaBatch struct {
 	tiles []*loom.Value
 	all   bool
