@@ -155,6 +155,9 @@ type emitter struct {
 	wgTiles   []*loom.Value // the rhs tiles of the wgmma ops not yet committed
 	wgGroups  []wgmmaBatch  // the committed groups possibly in flight, oldest first
 	wgUsed    bool
+	// emitted counts the instructions and labels written so far; wgChain
+	// is its value just after the last wgmma.mma_async (wgmma.go).
+	emitted, wgChain int
 	carried   map[*loom.Region]bool
 }
 
@@ -193,13 +196,17 @@ func (e *emitter) curName() string {
 
 // ins appends one instruction line.
 func (e *emitter) ins(format string, args ...any) {
+	e.emitted++
 	e.body.WriteByte('\t')
 	fmt.Fprintf(&e.body, format, args...)
 	e.body.WriteString(";\n")
 }
 
 // label places a label.
-func (e *emitter) label(l string) { e.body.WriteString(l + ":\n") }
+func (e *emitter) label(l string) {
+	e.emitted++
+	e.body.WriteString(l + ":\n")
+}
 
 // newLabel returns a fresh label with a readable stem.
 func (e *emitter) newLabel(stem string) string {

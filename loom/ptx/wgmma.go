@@ -425,6 +425,9 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 		l, _ := loom.NewFragmentLayout(role, 16, 16, int64(payload), loom.FragmentSubgroupSize)
 		return &nativeFrag{lay: l, elem: elem}
 	}
+	// Nothing emitted since the last wgmma: its accumulators are only
+	// wgmma's, so this one needs no wgmma.fence before it.
+	chained := e.emitted == e.wgChain
 	// The lhs: this warp's fragment in registers, or the warpgroup's
 	// through a descriptor.
 	var a string
@@ -450,6 +453,7 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 		a = "{" + strings.Join(regs, ", ") + "}"
 	}
 	fc := lay(loom.FragmentResult, 8, op.Types[2].Elem)
+	before := e.emitted // what follows up to the descriptors writes lhs or accumulator registers
 	// The accumulators in place where their registers are this group's
 	// alone (a value no one else reads, in registers no other value
 	// shares); a copy otherwise.
@@ -484,13 +488,19 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 			d = append(d, r.reg)
 		}
 	}
+	// A fence orders the registers' writes by other instructions before
+	// wgmma reads them; wgmma ops of one shape chained on the same
+	// accumulators are ordered without one.
+	chained = chained && g.lhsTile != nil && e.emitted == before
 	desc, err := e.wgmmaDescriptor(op, g)
 	if err != nil {
 		return err
 	}
 	on := e.newReg(cPred)
 	e.ins("setp.ne.b32 %s, 1, 0", on)
-	e.ins("wgmma.fence.sync.aligned")
+	if !chained {
+		e.ins("wgmma.fence.sync.aligned")
+	}
 	// scale-d on (D = A·B + D), A and B not negated, A K-major (where a
 	// descriptor gives it), B N-major.
 	if g.lhsTile != nil {
@@ -498,6 +508,7 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 	} else {
 		e.ins("%s {%s}, %s, %s, %s, 1, 1, 1", wgmmaInstr(16*len(g.mmas), ab), strings.Join(d, ", "), a, desc, on)
 	}
+	e.wgChain = e.emitted
 	e.wgPending = true
 	e.wgUsed = true
 	e.wgTiles = append(e.wgTiles, g.tile)

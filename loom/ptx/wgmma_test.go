@@ -216,3 +216,64 @@ func TestWgmmaCarriedRegisters(t *testing.T) {
 		t.Fatalf("no loop in\n%s", k.PTX)
 	}
 }
+
+// TestWgmmaFences checks where wgmma.fence goes: before a wgmma whose
+// registers other instructions may have written since the last wgmma, and
+// nowhere else. In matmul_tc_f16_wg4_s4's loop each step's four wgmma ops
+// read both operands through descriptors and chain on one set of
+// accumulators, so one fence leads each step, and between a wgmma and the
+// unfenced one after it there is only descriptor arithmetic: no label,
+// branch, barrier, wait or commit, and no write of an accumulator.
+func TestWgmmaFences(t *testing.T) {
+	m := parse(t, filepath.Join("testdata", "matmul_tc.loom"))
+	k, err := Compile([]*loom.Module{m}, "matmul_tc_f16_wg4_s4", Options{SM: 90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Split(launchedPTX(k), "\n")
+	start := -1
+	for i, l := range body {
+		if strings.HasPrefix(l, "$L_for_") {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		t.Fatal("no main loop")
+	}
+	accs := regexp.MustCompile(`\{([^}]*)\}`)
+	fences, mmas := 0, 0
+	var since []string // lines since the last wgmma, when unfenced
+	for i, l := range body[start+1:] {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "bra.uni $L_for_") {
+			break
+		}
+		switch {
+		case l == "wgmma.fence.sync.aligned;":
+			fences++
+			since = nil
+		case strings.HasPrefix(l, "wgmma.mma_async"):
+			mmas++
+			if since != nil {
+				written := map[string]bool{}
+				for _, r := range strings.Split(accs.FindStringSubmatch(l)[1], ", ") {
+					written[r] = true
+				}
+				for _, x := range since {
+					f := strings.Fields(strings.TrimSuffix(x, ";"))
+					if strings.HasSuffix(x, ":") || strings.HasPrefix(x, "bra") || strings.HasPrefix(x, "bar.") || strings.HasPrefix(x, "wgmma.") || strings.HasPrefix(x, "cp.async") ||
+						len(f) > 1 && written[strings.TrimSuffix(f[1], ",")] {
+						t.Errorf("loop line %d: a wgmma without a fence after %q", i, x)
+					}
+				}
+			}
+			since = []string{}
+		case since != nil:
+			since = append(since, l)
+		}
+	}
+	if mmas != 16 || fences != 4 {
+		t.Errorf("loop: %d wgmma ops and %d fences, want 16 and one a step (4)", mmas, fences)
+	}
+}
