@@ -158,7 +158,7 @@ type emitter struct {
 	// emitted counts the instructions and labels written so far; wgChain
 	// is its value just after the last wgmma.mma_async (wgmma.go).
 	emitted, wgChain int
-	carried   map[*loom.Region]bool
+	carried          map[*loom.Region]bool
 }
 
 // inlineFrame collects the results of an inlined call.
