@@ -156,9 +156,10 @@ type emitter struct {
 	wgGroups  []wgmmaBatch  // the committed groups possibly in flight, oldest first
 	wgUsed    bool
 	// emitted counts the instructions and labels written so far; wgChain
-	// is its value just after the last wgmma.mma_async (wgmma.go).
-	emitted, wgChain int
-	carried          map[*loom.Region]bool
+	// is its value just after the last wgmma.mma_async (wgmma.go), whose
+	// group had wgChainN members.
+	emitted, wgChain, wgChainN int
+	carried                    map[*loom.Region]bool
 }
 
 // inlineFrame collects the results of an inlined call.

@@ -425,9 +425,9 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 		l, _ := loom.NewFragmentLayout(role, 16, 16, int64(payload), loom.FragmentSubgroupSize)
 		return &nativeFrag{lay: l, elem: elem}
 	}
-	// Nothing emitted since the last wgmma: its accumulators are only
-	// wgmma's, so this one needs no wgmma.fence before it.
-	chained := e.emitted == e.wgChain
+	// Nothing emitted since the last wgmma, of this shape: its
+	// accumulators are only wgmma's, so this one needs no wgmma.fence.
+	chained := e.emitted == e.wgChain && e.wgChainN == len(g.mmas)
 	// The lhs: this warp's fragment in registers, or the warpgroup's
 	// through a descriptor.
 	var a string
@@ -508,7 +508,7 @@ func (e *emitter) wgmma(op *loom.Op, g *wgmmaGroup) error {
 	} else {
 		e.ins("%s {%s}, %s, %s, %s, 1, 1, 1", wgmmaInstr(16*len(g.mmas), ab), strings.Join(d, ", "), a, desc, on)
 	}
-	e.wgChain = e.emitted
+	e.wgChain, e.wgChainN = e.emitted, len(g.mmas)
 	e.wgPending = true
 	e.wgUsed = true
 	e.wgTiles = append(e.wgTiles, g.tile)
