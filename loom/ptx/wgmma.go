@@ -109,31 +109,27 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 		p.after = barrierWrites(body)
 		p.entry = loopEntries(body, p.after, p.group)
 	}
-	// Drop the rhs loads whose every use is a group's rhs operand.
-	for op := range p.group {
-		ld := op.Operands[1].Value.Def
-		all := true
-		for _, u := range uses[ld.Results[0]] {
-			if g := p.group[u]; g == nil || u.Operands[1].Value != ld.Results[0] {
-				all = false
-			}
-		}
-		p.skip[ld] = all
-	}
+	// Drop the fragment loads whose every use is a group's operand read
+	// through a descriptor: the rhs always, the lhs where the group reads
+	// it from its tile.
 	for op, g := range p.group {
-		if g.lhsTile == nil {
-			continue
+		p.skip[op.Operands[1].Value.Def] = p.onlyDescriptorUses(op.Operands[1].Value, 1)
+		if g.lhsTile != nil {
+			p.skip[op.Operands[0].Value.Def] = p.onlyDescriptorUses(op.Operands[0].Value, 0)
 		}
-		ld := op.Operands[0].Value.Def
-		all := true
-		for _, u := range uses[ld.Results[0]] {
-			if g := p.group[u]; g == nil || g.lhsTile == nil || u.Operands[0].Value != ld.Results[0] {
-				all = false
-			}
-		}
-		p.skip[ld] = all
 	}
 	return p
+}
+
+// onlyDescriptorUses reports whether every use of fragment v is operand i
+// of a group member that reads that operand through a descriptor.
+func (p *wgmmaPlan) onlyDescriptorUses(v *loom.Value, i int) bool {
+	for _, u := range p.uses[v] {
+		if g := p.group[u]; g == nil || u.Operands[i].Value != v || i == 0 && g.lhsTile == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // uniformControl reports whether op's regions run in every invocation of
@@ -308,10 +304,7 @@ func tileStable(p *wgmmaPlan, r *loom.Region, pos map[*loom.Op]int, ld, op *loom
 		if isWorkgroupBarrier(x) {
 			return false
 		}
-		w.add(x, p.body)
-		for _, sub := range x.Regions {
-			w.addAll(sub, p.body)
-		}
+		w.addNested(x, p.body)
 	}
 	return !w.unknown && len(w.spans) == 0
 }

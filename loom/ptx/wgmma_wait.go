@@ -291,6 +291,14 @@ func (w *workgroupWrites) addAll(r *loom.Region, body *loom.Region) {
 	walkOps(r, func(_ *loom.Region, _ int, op *loom.Op) { w.add(op, body) })
 }
 
+// addNested records what op and its regions may write.
+func (w *workgroupWrites) addNested(op *loom.Op, body *loom.Region) {
+	w.add(op, body)
+	for _, sub := range op.Regions {
+		w.addAll(sub, body)
+	}
+}
+
 // viewRoot classifies where an operand's bytes may lie.
 type viewRoot int
 
@@ -409,10 +417,7 @@ func barrierWrites(body *loom.Region) map[*loom.Op]workgroupWrites {
 			if isWorkgroupBarrier(op) {
 				return true
 			}
-			w.add(op, body)
-			for _, sub := range op.Regions {
-				w.addAll(sub, body)
-			}
+			w.addNested(op, body)
 		}
 		return false
 	}
