@@ -182,16 +182,7 @@ func walkDeps(v *Value, visit func(*Op) (bool, bool), arg func(*Value) bool) boo
 // invocation's own scratch, the one scratch space that needs no agreement
 // between invocations.
 func lowerAlloca(l *lowering, op *Op) (bool, error) {
-	space := op.Param
-	if a := op.Attr("memory_space"); a != nil && space == "" {
-		space = a.Value.Text
-		if a.Value.Str != "" {
-			space = a.Value.Str
-		}
-	}
-	if space == "" {
-		space = "private"
-	}
+	space := AllocaSpace(op)
 	align := op.Attr("align")
 	base := op.Attr("base_alignment")
 	if space == op.Param && (align != nil || base == nil) {

@@ -31,15 +31,9 @@ func MemorySpaceFact(v *Value, kernelParam func(*Value) bool) int64 {
 			}
 			return -1
 		case d.Name == "buffer.assume.memory_space" || d.Name == "buffer.alloca":
-			space := d.Param
-			if a := d.Attr("memory_space"); a != nil && space == "" {
-				space = a.Value.Text
-				if a.Value.Str != "" {
-					space = a.Value.Str
-				}
-			}
-			if space == "" && d.Name == "buffer.alloca" {
-				space = "private"
+			space := namedSpace(d)
+			if d.Name == "buffer.alloca" {
+				space = AllocaSpace(d)
 			}
 			if c, ok := memorySpaceCodes[space]; ok {
 				return c
@@ -52,4 +46,28 @@ func MemorySpaceFact(v *Value, kernelParam func(*Value) bool) int64 {
 		}
 	}
 	return -1
+}
+
+// namedSpace is the memory space op names, in its <space> parameter or
+// its memory_space attribute, or "".
+func namedSpace(op *Op) string {
+	space := op.Param
+	if a := op.Attr("memory_space"); a != nil && space == "" {
+		space = a.Value.Text
+		if a.Value.Str != "" {
+			space = a.Value.Str
+		}
+	}
+	return space
+}
+
+// AllocaSpace is the memory space of buffer.alloca op in either spelling
+// (`<workgroup>` or `{memory_space = workgroup}`); an alloca naming none
+// is private scratch. Values keep pointing at the op as parsed, so
+// backends following a view to its alloca read the space through this.
+func AllocaSpace(op *Op) string {
+	if s := namedSpace(op); s != "" {
+		return s
+	}
+	return "private"
 }

@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/loomgen/loomgen/loom"
@@ -223,7 +224,7 @@ func staticSpan(v *loom.Value) (span, bool) {
 		return span{}, false
 	}
 	buf := v.Def.Operands[0].Value
-	if buf == nil || buf.Def == nil || (buf.Def.Name != "kernel.workgroup.storage" && !(buf.Def.Name == "buffer.alloca" && buf.Def.Param == "workgroup")) {
+	if buf == nil || buf.Def == nil || (buf.Def.Name != "kernel.workgroup.storage" && !workgroupAlloca(buf.Def)) {
 		return span{}, false
 	}
 	off, ok := constIndex(v.Def.Operands[1].Value)
@@ -320,7 +321,7 @@ func workgroupRooted(v *loom.Value, body *loom.Region) viewRoot {
 	for v != nil && v.Def != nil {
 		d := v.Def
 		switch {
-		case d.Name == "kernel.workgroup.storage" || d.Name == "buffer.alloca" && d.Param == "workgroup":
+		case d.Name == "kernel.workgroup.storage" || workgroupAlloca(d):
 			return rootWorkgroup
 		case d.Name == "buffer.alloca":
 			return rootElsewhere // private memory
@@ -332,10 +333,20 @@ func workgroupRooted(v *loom.Value, body *loom.Region) viewRoot {
 			return rootElsewhere
 		}
 	}
-	if v != nil && v.Owner != nil && v.Owner != body {
+	// A region argument other than the kernel's own (a launch buffer:
+	// global memory) may be anything. The lowered body is a new region
+	// with the same arguments, so they are known by identity, not owner.
+	if v != nil && v.Owner != nil && !slices.Contains(body.Args, v) {
 		return rootUnknown
 	}
 	return rootElsewhere
+}
+
+// workgroupAlloca reports a buffer.alloca of workgroup memory, in either
+// spelling: a value's defining op is the alloca as parsed, which the
+// shared pass's rewrite to `<workgroup>` does not replace.
+func workgroupAlloca(op *loom.Op) bool {
+	return op.Name == "buffer.alloca" && loom.AllocaSpace(op) == "workgroup"
 }
 
 // valueType is v's type where the syntax states it, or nil.
