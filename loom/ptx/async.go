@@ -60,7 +60,7 @@ func (e *emitter) async(op *loom.Op) error {
 		if a == nil || a.Value.Kind != loom.LitInt || a.Value.Int < 0 || a.Value.Int > 1<<20 {
 			return invalid(op.Pos, "kernel.async.wait needs a non-negative newer_groups")
 		}
-		e.ins("cp.async.wait_group %d", a.Value.Int)
+		e.asyncWait(op, a.Value.Int)
 		return nil
 	}
 	tr, err := loom.ParseAsyncTransfer(op)

@@ -25,6 +25,51 @@ import (
 // "ours/cublas" is the median per-round time ratio; "ratio-of-cublas" is
 // its inverse, the fraction of cuBLAS throughput reached.
 func BenchmarkTensorCoreVersusCublas(b *testing.B) {
+	forTensorCoreKernels(b, func(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Module, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error) {
+		benchTensorCore(b, ctx, s, m, export, el, size, gemm)
+	})
+}
+
+// BenchmarkCopyDeferral times each tensor-core matmul whose loop defers
+// its last copy group (async_defer.go) against the same kernel compiled
+// without the deferral, side by side; both are checked first. The metric
+// "speedup" is the median per-round time ratio plain/deferred.
+func BenchmarkCopyDeferral(b *testing.B) {
+	forTensorCoreKernels(b, func(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Module, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error) {
+		compile := func(deferral bool) *Kernel {
+			copyDeferral = deferral
+			defer func() { copyDeferral = true }()
+			k, err := Compile([]*loom.Module{m}, export, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return k
+		}
+		plain, deferred := compile(false), compile(true)
+		if launchedPTX(plain) == launchedPTX(deferred) {
+			b.Skipf("%s defers no copy group", export)
+		}
+		t := prepareTensorCore(b, ctx, s, m, export, el, size, gemm)
+		p, _, _ := t.load(plain)
+		d, _, _ := t.load(deferred)
+		b.ResetTimer()
+		r, err := sidebyside.Run(15, t.timed(p), t.timed(d))
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Report(b, "us", "plain", "deferred")
+		b.ReportMetric(t.tflops(sidebyside.Median(r.A)), "plain-TFLOP/s")
+		b.ReportMetric(t.tflops(sidebyside.Median(r.B)), "deferred-TFLOP/s")
+		b.ReportMetric(1/sidebyside.Median(r.Ratio), "speedup")
+	})
+}
+
+// forTensorCoreKernels loads the cuBLAS shim and runs f as a sub-benchmark
+// for every matmul_tc_<element>[_<variant>] kernel of
+// testdata/matmul_tc.loom (or LOOM_TC_KERNELS) at 4096³, with the matching
+// cuBLAS product.
+func forTensorCoreKernels(b *testing.B, f func(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Module, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error)) {
 	path := os.Getenv("LOOM_CUBLAS_SHIM")
 	if path == "" {
 		b.Skip("LOOM_CUBLAS_SHIM is unset: run loom/ptx/testdata/cublas/cublascmp.sh, which builds the cuBLAS shim with nvcc")
@@ -71,7 +116,7 @@ func BenchmarkTensorCoreVersusCublas(b *testing.B) {
 				}
 				return nil
 			}
-			benchTensorCore(b, ctx, s, m, kd.Export, el, size, gemm)
+			f(b, ctx, s, m, kd.Export, el, size, gemm)
 		})
 	}
 }
@@ -88,12 +133,48 @@ func halfOperand(n int, seed uint32, el *loom.Type) ([]float32, []byte) {
 	return v, raw
 }
 
-func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Module, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error) {
-	k, err := Compile([]*loom.Module{m}, export, Options{})
-	if err != nil {
+// tcBench is one 4096³-style tensor-core comparison: operands on the
+// device and cuBLAS's product of them, against which each kernel loaded
+// is checked before it is timed.
+type tcBench struct {
+	b      *testing.B
+	ctx    *hip.Context
+	s      *hip.Stream
+	m      *loom.Module
+	export string
+	size   int
+	av, bv []float32
+	da, db *hip.DeviceMemory
+	blas   []float32 // cuBLAS's product
+	errs   float64   // cuBLAS's relative error on the checked sample
+	gemm   func() error
+}
+
+// prepareTensorCore uploads the operands of an export of m at size³ and
+// runs cuBLAS's product once.
+func prepareTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Module, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error) *tcBench {
+	t := &tcBench{b: b, ctx: ctx, s: s, m: m, export: export, size: size}
+	var araw, braw []byte
+	t.av, araw = halfOperand(size*size, 1, el)
+	t.bv, braw = halfOperand(size*size, 2, el)
+	t.da, t.db = upload(b, ctx, araw), upload(b, ctx, braw)
+	cBlas := poisoned(b, &nvccPair{ctx: ctx, s: s}, size*size)
+	t.gemm = func() error { return gemm(uintptr(t.da.Ptr()), uintptr(t.db.Ptr()), uintptr(cBlas.Ptr())) }
+	if err := t.gemm(); err != nil {
 		b.Fatal(err)
 	}
-	mod, err := ctx.LoadModule([]byte(launchedPTX(k)))
+	if err := s.Synchronize(); err != nil {
+		b.Fatal(err)
+	}
+	t.blas = download(b, ctx, cBlas, size*size)
+	return t
+}
+
+// load loads compiled kernel k, runs it once and checks its product
+// against cuBLAS's and a float64 reference; it returns the launch.
+func (t *tcBench) load(k *Kernel) (launch func() error, regs, local int) {
+	b, size := t.b, t.size
+	mod, err := t.ctx.LoadModule([]byte(launchedPTX(k)))
 	if err != nil {
 		b.Fatalf("JIT: %v", err)
 	}
@@ -102,7 +183,7 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Modu
 	if err != nil {
 		b.Fatal(err)
 	}
-	grid, block, storage, err := tensorLaunch(m, export, int64(size), int64(size), int64(size))
+	grid, block, storage, err := tensorLaunch(t.m, t.export, int64(size), int64(size), int64(size))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,13 +192,7 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Modu
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(fn.Attributes().NumRegs), "regs")
-	b.ReportMetric(float64(fn.Attributes().LocalSizeBytes), "local-bytes")
-	av, araw := halfOperand(size*size, 1, el)
-	bv, braw := halfOperand(size*size, 2, el)
-	da, db := upload(b, ctx, araw), upload(b, ctx, braw)
-	p := &nvccPair{ctx: ctx, s: s}
-	cOurs, cBlas := poisoned(b, p, size*size), poisoned(b, p, size*size)
+	out := poisoned(b, &nvccPair{ctx: t.ctx, s: t.s}, size*size)
 	sizes := make([]int, len(k.Params))
 	for i, q := range k.Params {
 		sizes[i] = q.Size
@@ -126,57 +201,77 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Modu
 	a.SetUint32(0, uint32(size))
 	a.SetUint32(1, uint32(size))
 	a.SetUint32(2, uint32(size))
-	a.SetPtr(3, da.Ptr())
-	a.SetPtr(4, db.Ptr())
-	a.SetPtr(5, cOurs.Ptr())
+	a.SetPtr(3, t.da.Ptr())
+	a.SetPtr(4, t.db.Ptr())
+	a.SetPtr(5, out.Ptr())
 	if err := a.Err(); err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Launch(fn, grid, block, uint32(storage), a); err != nil {
+	launch = func() error { return t.s.Launch(fn, grid, block, uint32(storage), a) }
+	if err := launch(); err != nil {
 		b.Fatalf("ours: %v", err)
 	}
-	if err := gemm(uintptr(da.Ptr()), uintptr(db.Ptr()), uintptr(cBlas.Ptr())); err != nil {
+	if err := t.s.Synchronize(); err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Synchronize(); err != nil {
-		b.Fatal(err)
-	}
-	got, want := download(b, ctx, cOurs, size*size), download(b, ctx, cBlas, size*size)
-	errOurs, errBlas, err := checkMatmul(av, bv, got, want, size, size, size, 65537)
+	got := download(b, t.ctx, out, size*size)
+	errOurs, errBlas, err := checkMatmul(t.av, t.bv, got, t.blas, size, size, size, 65537)
 	if err != nil {
 		b.Fatalf("ours against cuBLAS: %v", err)
 	}
-	start, err := ctx.NewEvent()
+	b.ReportMetric(errOurs, "ours-relerr")
+	t.errs = errBlas
+	attr := fn.Attributes()
+	return launch, int(attr.NumRegs), int(attr.LocalSizeBytes)
+}
+
+// timed returns a round that times b.N back-to-back launches between two
+// events, in microseconds a launch.
+func (t *tcBench) timed(launch func() error) func() (float64, error) {
+	start, err := t.ctx.NewEvent()
 	if err != nil {
-		b.Fatal(err)
+		t.b.Fatal(err)
 	}
-	end, err := ctx.NewEvent()
+	end, err := t.ctx.NewEvent()
 	if err != nil {
-		b.Fatal(err)
+		t.b.Fatal(err)
 	}
-	b.Cleanup(func() { start.Close(); end.Close() })
-	round := func(launch func() error) func() (float64, error) {
-		return func() (float64, error) {
-			if err := start.Record(s); err != nil {
-				return 0, err
-			}
-			for range b.N {
-				if err := launch(); err != nil {
-					return 0, err
-				}
-			}
-			if err := end.Record(s); err != nil {
-				return 0, err
-			}
-			if err := end.Synchronize(); err != nil {
-				return 0, err
-			}
-			d, err := hip.Elapsed(start, end)
-			return float64(d.Nanoseconds()) / 1e3 / float64(b.N), err
+	t.b.Cleanup(func() { start.Close(); end.Close() })
+	return func() (float64, error) {
+		if err := start.Record(t.s); err != nil {
+			return 0, err
 		}
+		for range t.b.N {
+			if err := launch(); err != nil {
+				return 0, err
+			}
+		}
+		if err := end.Record(t.s); err != nil {
+			return 0, err
+		}
+		if err := end.Synchronize(); err != nil {
+			return 0, err
+		}
+		d, err := hip.Elapsed(start, end)
+		return float64(d.Nanoseconds()) / 1e3 / float64(t.b.N), err
 	}
-	ours := round(func() error { return s.Launch(fn, grid, block, uint32(storage), a) })
-	blas := round(func() error { return gemm(uintptr(da.Ptr()), uintptr(db.Ptr()), uintptr(cBlas.Ptr())) })
+}
+
+// tflops is the size³ product's rate at us microseconds.
+func (t *tcBench) tflops(us float64) float64 {
+	return 2 * float64(t.size) * float64(t.size) * float64(t.size) / us / 1e6
+}
+
+func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Module, export string, el *loom.Type, size int, gemm func(a, bm, out uintptr) error) {
+	k, err := Compile([]*loom.Module{m}, export, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := prepareTensorCore(b, ctx, s, m, export, el, size, gemm)
+	launch, regs, local := t.load(k)
+	b.ReportMetric(float64(regs), "regs")
+	b.ReportMetric(float64(local), "local-bytes")
+	ours, blas := t.timed(launch), t.timed(t.gemm)
 	b.ResetTimer()
 	r, err := sidebyside.Run(15, blas, ours)
 	b.StopTimer()
@@ -184,11 +279,8 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Modu
 		b.Fatal(err)
 	}
 	r.Report(b, "us", "cublas", "ours")
-	oursUS, blasUS := sidebyside.Median(r.B), sidebyside.Median(r.A)
-	flop := 2 * float64(size) * float64(size) * float64(size)
-	b.ReportMetric(flop/oursUS/1e6, "ours-TFLOP/s")
-	b.ReportMetric(flop/blasUS/1e6, "cublas-TFLOP/s")
+	b.ReportMetric(t.tflops(sidebyside.Median(r.B)), "ours-TFLOP/s")
+	b.ReportMetric(t.tflops(sidebyside.Median(r.A)), "cublas-TFLOP/s")
 	b.ReportMetric(1/sidebyside.Median(r.Ratio), "ratio-of-cublas")
-	b.ReportMetric(errOurs, "ours-relerr")
-	b.ReportMetric(errBlas, "cublas-relerr")
+	b.ReportMetric(t.errs, "cublas-relerr")
 }

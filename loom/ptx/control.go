@@ -367,10 +367,12 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	}
 	e.carried[body] = true // the join registers, the loop's own
 	done := e.newReg(cPred)
+	deferred, ran := e.beginDefer(body)
 	e.label(head)
 	e.wgmmaLoopEntry(body)
 	e.ins("setp.ge.%s %s, %s, %s", forCompare(t), done, iv.reg, ub.reg)
 	e.ins("@%s bra %s", done, end)
+	e.bodyRan(ran)
 	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, true) }
 	if err := e.regionWith(body, []string{"scf.yield"}, yield); err != nil {
 		return err
@@ -378,6 +380,7 @@ func (e *emitter) scfFor(op *loom.Op) error {
 	e.ins("add.%s %s, %s, %s", sType(t), iv.reg, iv.reg, step.reg)
 	e.ins("bra.uni %s", head)
 	e.label(end)
+	e.endDefer(deferred, ran)
 	return e.bindJoins(op, j)
 }
 

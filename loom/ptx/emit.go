@@ -160,6 +160,11 @@ type emitter struct {
 	// group had wgChainN members.
 	emitted, wgChain, wgChainN int
 	carried                    map[*loom.Region]bool
+	// deferred marks the loop-ending waits that leave their group in
+	// flight into the next trip, and deferredAt the barriers that then
+	// wait for it, with the groups newer than it (async_defer.go).
+	deferred   map[*loom.Op]bool
+	deferredAt map[*loom.Op]int
 }
 
 // inlineFrame collects the results of an inlined call.

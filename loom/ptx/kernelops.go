@@ -103,6 +103,7 @@ func (e *emitter) kernelOp(op *loom.Op, rest string) error {
 		e.ins("shr.u32 %s, %s, 5", out.reg, out.reg)
 		return e.define(op, 0, out)
 	case "barrier":
+		e.deferredBefore(op)
 		switch op.Param {
 		case "workgroup", "":
 			e.workgroupBarrier(op)
