@@ -38,13 +38,7 @@ func loopDeferShape(t *testing.T, src, export string, sm int) deferShape {
 		}
 	}
 	var d deferShape
-	start := -1
-	for i, l := range lines {
-		if strings.HasPrefix(l, "$L_for_") {
-			start = i
-			break
-		}
-	}
+	start := loopStart(lines)
 	if start < 0 {
 		return d
 	}
@@ -78,6 +72,16 @@ func loopDeferShape(t *testing.T, src, export string, sm int) deferShape {
 	return d
 }
 
+// loopStart is the index of the first loop head label in PTX lines, or -1.
+func loopStart(lines []string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, "$L_for_") {
+			return i
+		}
+	}
+	return -1
+}
+
 // TestCopyDeferral checks the loop shapes copy deferral changes: the
 // three-stage pipeline and the wgmma matmul leave the last group in
 // flight at the trip's end and wait for it before the next trip's first
@@ -98,6 +102,13 @@ func TestCopyDeferral(t *testing.T) {
 	if touched == stages {
 		t.Fatal("async_defer.loom changed: no step-0 read of stage 0 to redirect")
 	}
+	// Without step 0's barrier the first barrier follows step 1, which
+	// reads stage 1 (the last group's) before it.
+	step0 := "    %acc0 = vector.addf %acc, %a0 : vector<4xf32>\n    kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}\n"
+	late := strings.Replace(stages, step0, "    %acc0 = vector.addf %acc, %a0 : vector<4xf32>\n", 1)
+	if late == stages {
+		t.Fatal("async_defer.loom changed: no barrier after step 0 to drop")
+	}
 	for _, c := range []struct {
 		name, src, export string
 		sm                int
@@ -108,6 +119,7 @@ func TestCopyDeferral(t *testing.T) {
 		{"wgmma 256x128", tc, "matmul_tc_f16_wg2_s4", 90, true},
 		{"mma.sync", tc, "matmul_tc_bf16", 80, true},
 		{"next trip reads the stage", touched, "defer_three_stages", 80, false},
+		{"first barrier after a read of the stage", late, "defer_three_stages", 80, false},
 		{"ping-pong", read(filepath.Join("..", "testdata", "ops_async.loom")), "async_pipeline", 80, false},
 	} {
 		d := loopDeferShape(t, c.src, c.export, c.sm)

@@ -52,13 +52,7 @@ func BenchmarkCopyDeferral(b *testing.B) {
 		t := prepareTensorCore(b, ctx, s, m, export, el, size, gemm)
 		p, _, _ := t.load(plain)
 		d, _, _ := t.load(deferred)
-		b.ResetTimer()
-		r, err := sidebyside.Run(15, t.timed(p), t.timed(d))
-		b.StopTimer()
-		if err != nil {
-			b.Fatal(err)
-		}
-		r.Report(b, "us", "plain", "deferred")
+		r := t.race(p, d, "plain", "deferred")
 		b.ReportMetric(t.tflops(sidebyside.Median(r.A)), "plain-TFLOP/s")
 		b.ReportMetric(t.tflops(sidebyside.Median(r.B)), "deferred-TFLOP/s")
 		b.ReportMetric(1/sidebyside.Median(r.Ratio), "speedup")
@@ -257,6 +251,19 @@ func (t *tcBench) timed(launch func() error) func() (float64, error) {
 	}
 }
 
+// race times launches a and b (named na and nb) in 15 alternating rounds
+// and reports their medians and ratio (b ÷ a).
+func (t *tcBench) race(a, b func() error, na, nb string) sidebyside.Result {
+	t.b.ResetTimer()
+	r, err := sidebyside.Run(15, t.timed(a), t.timed(b))
+	t.b.StopTimer()
+	if err != nil {
+		t.b.Fatal(err)
+	}
+	r.Report(t.b, "us", na, nb)
+	return r
+}
+
 // tflops is the size³ product's rate at us microseconds.
 func (t *tcBench) tflops(us float64) float64 {
 	return 2 * float64(t.size) * float64(t.size) * float64(t.size) / us / 1e6
@@ -271,14 +278,7 @@ func benchTensorCore(b *testing.B, ctx *hip.Context, s *hip.Stream, m *loom.Modu
 	launch, regs, local := t.load(k)
 	b.ReportMetric(float64(regs), "regs")
 	b.ReportMetric(float64(local), "local-bytes")
-	ours, blas := t.timed(launch), t.timed(t.gemm)
-	b.ResetTimer()
-	r, err := sidebyside.Run(15, blas, ours)
-	b.StopTimer()
-	if err != nil {
-		b.Fatal(err)
-	}
-	r.Report(b, "us", "cublas", "ours")
+	r := t.race(t.gemm, launch, "cublas", "ours")
 	b.ReportMetric(t.tflops(sidebyside.Median(r.B)), "ours-TFLOP/s")
 	b.ReportMetric(t.tflops(sidebyside.Median(r.A)), "cublas-TFLOP/s")
 	b.ReportMetric(1/sidebyside.Median(r.Ratio), "ratio-of-cublas")

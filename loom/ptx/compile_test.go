@@ -173,8 +173,9 @@ func FuzzCompile(f *testing.F) {
 		"../testdata/unaligned_access.loom", "../testdata/target_providers.loom",
 		// Unstructured control flow, structured by the shared lowering.
 		"../testdata/cfg_flow.loom",
-		// Asynchronous copies (cp.async) and index values past 2^31-1.
-		"../testdata/ops_async.loom", "../testdata/ops_index_wide.loom",
+		// Asynchronous copies (cp.async), deferred across a loop's back
+		// edge, and index values past 2^31-1.
+		"../testdata/ops_async.loom", "testdata/async_defer.loom", "../testdata/ops_index_wide.loom",
 		// Lane moves, block-quantized decode/encode, table quantize.
 		"../testdata/block_quant.loom",
 		// Index shifts and rotates over 64 bits; signs, turns, softplus, gelu.

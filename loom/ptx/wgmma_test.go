@@ -231,13 +231,7 @@ func TestWgmmaFences(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := strings.Split(launchedPTX(k), "\n")
-	start := -1
-	for i, l := range body {
-		if strings.HasPrefix(l, "$L_for_") {
-			start = i
-			break
-		}
-	}
+	start := loopStart(body)
 	if start < 0 {
 		t.Fatal("no main loop")
 	}
