@@ -190,6 +190,11 @@ func (e *emitter) alloca(op *loom.Op) error {
 	if a := op.Attr("align"); a != nil && a.Value.Kind == loom.LitInt && a.Value.Int > 0 {
 		align = a.Value.Int
 	}
+	if len(op.Results) == 1 && e.wgp.atomBuffer(op.Results[0]) {
+		// wgmma descriptors address its swizzled tiles by atoms: a
+		// stricter alignment than asked for is still the one asked for.
+		align = max(align, wgmmaAtomBytes)
+	}
 	if len(e.allocaReplay) > 0 {
 		d := e.allocaReplay[0]
 		e.allocaReplay = e.allocaReplay[1:]

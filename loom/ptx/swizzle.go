@@ -45,7 +45,7 @@ func swizzledViews(body *loom.Region, sm, wave int) map[*loom.Value]int64 {
 	uses := valueUses(body)
 	var bufs []*loom.Value
 	walkOps(body, func(_ *loom.Region, _ int, op *loom.Op) {
-		if len(op.Results) == 1 && (op.Name == "kernel.workgroup.storage" || op.Name == "buffer.alloca" && op.Param == "workgroup") {
+		if len(op.Results) == 1 && (op.Name == "kernel.workgroup.storage" || workgroupAlloca(op)) {
 			bufs = append(bufs, op.Results[0])
 		}
 	})

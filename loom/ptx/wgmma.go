@@ -390,13 +390,30 @@ func multipleOf8(v *loom.Value) bool {
 	return false
 }
 
-// atomAligned reports whether a view starts on an atom boundary of the
-// dynamic workgroup storage: buffer.view of kernel.workgroup.storage at a
-// constant offset that is a multiple of wgmmaAtomBytes (the storage is
-// then declared with that alignment).
+// atomAligned reports whether a view starts on an atom boundary of
+// workgroup memory: buffer.view of kernel.workgroup.storage or of a
+// workgroup buffer.alloca at a constant offset that is a multiple of
+// wgmmaAtomBytes (the storage, or the allocation, is then declared with
+// that alignment: atomBuffer).
 func atomAligned(view *loom.Value) bool {
 	sp, ok := staticSpan(view)
-	return ok && view.Def.Name == "buffer.view" && sp.buf.Def.Name == "kernel.workgroup.storage" && sp.lo%wgmmaAtomBytes == 0
+	return ok && view.Def.Name == "buffer.view" && sp.lo%wgmmaAtomBytes == 0
+}
+
+// atomBuffer reports whether a wgmma group reads workgroup buffer b
+// through a descriptor: its allocation must start on an atom boundary.
+func (p *wgmmaPlan) atomBuffer(b *loom.Value) bool {
+	if p == nil {
+		return false
+	}
+	for _, g := range p.group {
+		for _, t := range []*loom.Value{g.tile, g.lhsTile} {
+			if sp, ok := staticSpan(t); ok && sp.buf == b {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wgmmaInstr is the wgmma.mma_async form for n columns of the element type.

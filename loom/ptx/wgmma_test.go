@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,6 +31,7 @@ func TestWgmmaGroups(t *testing.T) {
 		{"wg_tile_bf16", 90, "m64n64k16.f32.bf16.bf16", 2, "regs"},
 		{"wg_tile_n128", 90, "m64n128k16.f32.f16.f16", 2, "regs"},
 		{"wg_lhs_tile", 90, "m64n64k16.f32.f16.f16", 4, "desc"},
+		{"wg_lhs_alloca", 90, "m64n64k16.f32.f16.f16", 4, "desc"},
 		{"wg_lhs_lanes", 90, "m64n64k16.f32.f16.f16", 4, "regs"},
 		{"wg_loop_lhs", 90, "m64n64k16.f32.f16.f16", 1, "regs"},
 		{"wg_tile_f16", 80, "", 0, ""},
@@ -269,5 +271,56 @@ func TestWgmmaFences(t *testing.T) {
 	}
 	if mmas != 16 || fences != 4 {
 		t.Errorf("loop: %d wgmma ops and %d fences, want 16 and one a step (4)", mmas, fences)
+	}
+}
+
+// TestWgmmaAllocaTiles checks that tiles in a workgroup allocation are
+// known to wgmma and to its barrier rule in both spellings: wg_lhs_alloca
+// (attributes, Loom's own form, base_alignment 16) and the same with
+// `<workgroup> align(16)`. Each is declared on an atom boundary, and the
+// trip-top barrier, after which the other warpgroup overwrites the tiles
+// the last trip's wgmma read, waits for them. (Values point at the alloca
+// as parsed, whose parameter the shared pass's rewrite does not fill in.)
+func TestWgmmaAllocaTiles(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "wgmma.loom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := "%s = buffer.alloca %sbytes {base_alignment = 16, memory_space = workgroup} : buffer"
+	param := strings.Replace(string(b), attrs, "%s = buffer.alloca<workgroup> align(16) %sbytes : buffer", 1)
+	if param == string(b) {
+		t.Fatal("wgmma.loom changed: wg_lhs_alloca has no attribute-form alloca")
+	}
+	for name, src := range map[string]string{"attributes": string(b), "parameter": param} {
+		m, err := loom.ParseFile("wgmma.loom", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := Compile([]*loom.Module{m}, "wg_lhs_alloca", Options{SM: 90})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ptx := launchedPTX(k)
+		if !strings.Contains(ptx, "wgmma.mma_async") || !strings.Contains(ptx, ".shared .align 1024 .b8 __loom_smem_") {
+			t.Fatalf("%s: no wgmma, or the allocation is not atom-aligned", name)
+		}
+		lines := strings.Split(ptx, "\n")
+		start := loopStart(lines)
+		if start < 0 {
+			t.Fatalf("%s: no loop", name)
+		}
+		waited := false
+		for _, l := range lines[start:] {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "wgmma.wait_group") {
+				waited = true
+			}
+			if strings.HasPrefix(l, "bar.sync") {
+				break
+			}
+		}
+		if !waited {
+			t.Errorf("%s: the loop's first barrier does not wait for the last trip's wgmma", name)
+		}
 	}
 }
