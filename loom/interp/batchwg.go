@@ -56,7 +56,7 @@ func (c *compiler) allocatesWG() bool {
 	if c.hasWG == 0 {
 		c.hasWG = 1
 		for op := range c.uses {
-			if op.Name == "buffer.alloca" && op.Param == "workgroup" || op.Name == "kernel.workgroup.storage" {
+			if op.Name == "buffer.alloca" && loom.AllocaSpace(op) == "workgroup" || op.Name == "kernel.workgroup.storage" {
 				c.hasWG = 2
 				break
 			}
