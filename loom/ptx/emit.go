@@ -165,6 +165,9 @@ type emitter struct {
 	// wait for it, with the groups newer than it (async_defer.go).
 	deferred   map[*loom.Op]bool
 	deferredAt map[*loom.Op]int
+	// allocaAtomsFit records that the kernel's workgroup allocations
+	// may be declared on wgmma atom boundaries (wgmma.go).
+	allocaAtomsFit bool
 }
 
 // inlineFrame collects the results of an inlined call.

@@ -89,6 +89,7 @@ func (e *emitter) planWgmma(body *loom.Region) *wgmmaPlan {
 	if early {
 		return nil
 	}
+	e.allocaAtomsFit = allocaAtomsFit(body)
 	p := &wgmmaPlan{group: map[*loom.Op]*wgmmaGroup{}, skip: map[*loom.Op]bool{}, uses: uses, body: body}
 	var walk func(r *loom.Region, uniform bool)
 	walk = func(r *loom.Region, uniform bool) {
@@ -274,7 +275,7 @@ func (e *emitter) wgmmaMember(op *loom.Op) (int, slabKey, bool) {
 		return 0, k, false
 	}
 	tile := ld.Operands[0].Value
-	if e.swz[tile] != 128 || !atomAligned(tile) {
+	if e.swz[tile] != 128 || !e.atomAligned(tile) {
 		return 0, k, false
 	}
 	row, col := ld.Operands[1].Value, ld.Operands[2].Value
@@ -325,7 +326,7 @@ func (e *emitter) wgmmaLHS(ld *loom.Op) (tile, row *loom.Value, col int64, ok bo
 	rows, rok := constIndex(ld.Operands[3].Value)
 	cols, cok := constIndex(ld.Operands[4].Value)
 	col, colOK := constIndex(ld.Operands[2].Value)
-	if e.swz[tile] != 128 || !atomAligned(tile) || !rok || !cok || rows != 16 || cols != 16 || !colOK || col%16 != 0 || col < 0 || col > 48 || !subgroupRows(row) {
+	if e.swz[tile] != 128 || !e.atomAligned(tile) || !rok || !cok || rows != 16 || cols != 16 || !colOK || col%16 != 0 || col < 0 || col > 48 || !subgroupRows(row) {
 		return nil, nil, 0, false
 	}
 	return tile, row, col, true
@@ -394,10 +395,38 @@ func multipleOf8(v *loom.Value) bool {
 // workgroup memory: buffer.view of kernel.workgroup.storage or of a
 // workgroup buffer.alloca at a constant offset that is a multiple of
 // wgmmaAtomBytes (the storage, or the allocation, is then declared with
-// that alignment: atomBuffer).
-func atomAligned(view *loom.Value) bool {
+// that alignment: atomBuffer). An allocation qualifies only while the
+// kernel's allocations, each on an atom boundary, fit the static limit
+// (allocaAtomsFit): the alignment must not make a kernel that loads
+// today one the driver refuses.
+func (e *emitter) atomAligned(view *loom.Value) bool {
 	sp, ok := staticSpan(view)
-	return ok && view.Def.Name == "buffer.view" && sp.lo%wgmmaAtomBytes == 0
+	if !ok || view.Def.Name != "buffer.view" || sp.lo%wgmmaAtomBytes != 0 {
+		return false
+	}
+	return !workgroupAlloca(sp.buf.Def) || e.allocaAtomsFit
+}
+
+// maxStaticShared is the static .shared memory an entry may declare.
+const maxStaticShared = 48 << 10
+
+// allocaAtomsFit reports whether body's workgroup allocations would fit
+// maxStaticShared were each padded to an atom boundary, with an atom to
+// spare for the collectives' scratch.
+func allocaAtomsFit(body *loom.Region) bool {
+	total, ok := int64(wgmmaAtomBytes), true
+	walkOps(body, func(_ *loom.Region, _ int, op *loom.Op) {
+		if !workgroupAlloca(op) {
+			return
+		}
+		n, known := int64(0), false
+		if len(op.Operands) > 0 {
+			n, known = constIndex(op.Operands[0].Value)
+		}
+		ok = ok && known
+		total += (n+wgmmaAtomBytes-1)/wgmmaAtomBytes*wgmmaAtomBytes + wgmmaAtomBytes
+	})
+	return ok && total <= maxStaticShared
 }
 
 // atomBuffer reports whether a wgmma group reads workgroup buffer b

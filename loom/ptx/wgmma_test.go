@@ -291,15 +291,14 @@ func TestWgmmaAllocaTiles(t *testing.T) {
 	if param == string(b) {
 		t.Fatal("wgmma.loom changed: wg_lhs_alloca has no attribute-form alloca")
 	}
+	// Another 23 KiB allocation: 47.5 KiB in all fits the static limit,
+	// but not with each allocation on an atom boundary, so mma.sync.
+	crowded := strings.Replace(string(b), attrs, attrs+"\n  %padbytes = index.constant 23552 : offset\n  %pad = buffer.alloca %padbytes {base_alignment = 16, memory_space = workgroup} : buffer", 1)
+	if k := compileExport(t, crowded, "wg_lhs_alloca"); strings.Contains(launchedPTX(k), "wgmma") || k.WorkgroupStorageBytes > 48<<10 {
+		t.Errorf("crowded: wgmma, or %d bytes of static workgroup memory", k.WorkgroupStorageBytes)
+	}
 	for name, src := range map[string]string{"attributes": string(b), "parameter": param} {
-		m, err := loom.ParseFile("wgmma.loom", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := Compile([]*loom.Module{m}, "wg_lhs_alloca", Options{SM: 90})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		k := compileExport(t, src, "wg_lhs_alloca")
 		ptx := launchedPTX(k)
 		if !strings.Contains(ptx, "wgmma.mma_async") || !strings.Contains(ptx, ".shared .align 1024 .b8 __loom_smem_") {
 			t.Fatalf("%s: no wgmma, or the allocation is not atom-aligned", name)
@@ -323,4 +322,18 @@ func TestWgmmaAllocaTiles(t *testing.T) {
 			t.Errorf("%s: the loop's first barrier does not wait for the last trip's wgmma", name)
 		}
 	}
+}
+
+// compileExport compiles export of Loom source src for sm_90.
+func compileExport(t *testing.T, src, export string) *Kernel {
+	t.Helper()
+	m, err := loom.ParseFile(export+".loom", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := Compile([]*loom.Module{m}, export, Options{SM: 90})
+	if err != nil {
+		t.Fatalf("%s: %v", export, err)
+	}
+	return k
 }
