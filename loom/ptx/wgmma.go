@@ -412,10 +412,14 @@ const maxStaticShared = 48 << 10
 
 // allocaAtomsFit reports whether body's workgroup allocations would fit
 // maxStaticShared were each padded to an atom boundary, with an atom to
-// spare for the collectives' scratch.
+// spare for the collectives' scratch; a call, whose body may allocate
+// more, says no.
 func allocaAtomsFit(body *loom.Region) bool {
 	total, ok := int64(wgmmaAtomBytes), true
 	walkOps(body, func(_ *loom.Region, _ int, op *loom.Op) {
+		if strings.HasPrefix(op.Name, "func.") || strings.HasPrefix(op.Name, "template.") {
+			ok = false
+		}
 		if !workgroupAlloca(op) {
 			return
 		}
