@@ -109,6 +109,15 @@ func TestCopyDeferral(t *testing.T) {
 	if late == stages {
 		t.Fatal("async_defer.loom changed: no barrier after step 0 to drop")
 	}
+	// Step 0 hands stage 1 to a function, which reads it before the
+	// first barrier: the wait stays.
+	peek := "func.def @defer_peek(%t: view<64x4xf32>, %r: index) -> (vector<4xf32>) {\n" +
+		"  %c0 = index.constant 0 : index\n" +
+		"  %v = vector.load %t[%r, %c0] : view<64x4xf32> -> vector<4xf32>\n" +
+		"  func.return %v : vector<4xf32>\n}\n\n"
+	called := peek + strings.Replace(stages, step0, "    %acc0 = vector.addf %acc, %a0 : vector<4xf32>\n"+
+		"    %peek = func.call @defer_peek(%st1, %mirror) : (view<64x4xf32>, index) -> (vector<4xf32>)\n"+
+		"    kernel.barrier<workgroup> {ordering = acq_rel, scope = workgroup}\n", 1)
 	for _, c := range []struct {
 		name, src, export string
 		sm                int
@@ -120,6 +129,7 @@ func TestCopyDeferral(t *testing.T) {
 		{"mma.sync", tc, "matmul_tc_bf16", 80, true},
 		{"next trip reads the stage", touched, "defer_three_stages", 80, false},
 		{"first barrier after a read of the stage", late, "defer_three_stages", 80, false},
+		{"a call before the first barrier", called, "defer_three_stages", 80, false},
 		{"ping-pong", read(filepath.Join("..", "testdata", "ops_async.loom")), "async_pipeline", 80, false},
 	} {
 		d := loopDeferShape(t, c.src, c.export, c.sm)
