@@ -359,7 +359,7 @@ kernel.def export("k") @k(%n: index) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`mad\.wide\.s32 %rd\d+, %r\d+, 1, %rd\d+;\n\s*ld\.global\.s32`).MatchString(k.PTX) {
+	if !regexp.MustCompile(`mad\.wide\.s32 %rd\d+, %r\d+, 1, %rd\d+;\n(?:\s*griddepcontrol\.\w+;\n)*\s*ld\.global\.s32`).MatchString(k.PTX) {
 		t.Errorf("the load does not address through the unshifted column:\n%s", k.PTX)
 	}
 	if !regexp.MustCompile(`add\.s64 %rd\d+, %rd\d+, 12;\n\s*st\.global\.s32`).MatchString(k.PTX) {

@@ -444,15 +444,11 @@ func (e *emitter) module(entry string, params []string, body string) string {
 		b.WriteString("\t" + s + ";\n")
 	}
 	b.WriteString("\n")
+	body = coalesce(dropTrailingBarriers(body))
 	if e.sm >= 90 {
-		// Programmatic dependent launch (sm_90+): a grid launched behind
-		// this one may be scheduled once every workgroup has passed here,
-		// and this one waits for the grids it depends on to complete (their
-		// memory visible) before anything else. Without a programmatic
-		// dependency both are no-ops.
-		b.WriteString("\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n")
+		body = withEntryWait(body)
 	}
-	b.WriteString(coalesce(dropTrailingBarriers(body)))
+	b.WriteString(body)
 	b.WriteString("}\n")
 	return b.String()
 }

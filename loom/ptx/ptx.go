@@ -85,9 +85,10 @@ type Kernel struct {
 	// internal/bench): a fixed .maxnreg could instead cost occupancy in
 	// kernels that do not spill.
 	MaxRegs int
-	// WaitsForPredecessors says the entry begins with griddepcontrol.wait
-	// (sm_90 and newer): it touches no memory before the grids it depends on
-	// have completed, so a launch may depend on its predecessor
+	// WaitsForPredecessors says the entry runs griddepcontrol.wait before
+	// anything but parameter arithmetic and prefetch hints (sm_90 and
+	// newer): it touches no memory before the grids it depends on have
+	// completed, so a launch may depend on its predecessor
 	// programmatically, scheduled while that predecessor still runs
 	// (hip.Graph.AddProgrammaticDependency). Each build then lets its own
 	// dependents be scheduled right after that wait.
