@@ -7,10 +7,11 @@
 // launch geometry, which is the Loom kernel's launch config.
 #include <cuda_fp16.h>
 
-// entry_wait begins every kernel, as loom/ptx begins every sm_90 entry:
-// wait for the grids this one depends on programmatically (their memory
-// visible), then let its own dependents be scheduled. Both are no-ops in a
-// launch without a programmatic dependency.
+// entry_wait begins every kernel (the mat-vecs' prefetches come first), as
+// loom/ptx places it in every sm_90 entry: wait for the grids this one
+// depends on programmatically (their memory visible), then let its own
+// dependents be scheduled. Both are no-ops in a launch without a
+// programmatic dependency.
 __device__ __forceinline__ void entry_wait()
 {
 #if __CUDA_ARCH__ >= 900
@@ -335,6 +336,14 @@ __device__ __forceinline__ __half ld_nt_half(const __half *p)
     return __ushort_as_half(b);
 }
 
+// prefetch_l2 pulls the 128-byte line at p into L2: a hint, issued
+// before entry_wait where the Loom kernel's view.prefetch is (loom/ptx
+// issues a prefetch the entry reaches before any access ahead of the wait).
+__device__ __forceinline__ void prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 struct q8step {
     int4 q[4];
     __half d[4];
@@ -353,12 +362,18 @@ __device__ __forceinline__ q8step q8_step(const int *qr, const __half *dr, int g
 
 extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0(int rows, int cols, const int *q, const __half *d, const float *x, float *y)
 {
-    entry_wait();
     __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
     __shared__ float xd[MATVEC_CHUNK / 32], xs[MATVEC_CHUNK / 32];
     int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
     int tid = threadIdx.y * 32 + lane;
     int rl = min(r, rows - 1);
+    // The row's first 4096 quant bytes and its first scales, as the Loom
+    // kernel prefetches them ahead of the wait.
+    if (lane * 128 < cols)
+        prefetch_l2((const char *)q + (size_t)rl * cols + lane * 128);
+    if (lane * 64 < cols / 32)
+        prefetch_l2(d + (size_t)rl * (cols / 32) + lane * 64);
+    entry_wait();
     float acc = 0.0f;
     const int *qr = q + (size_t)rl * (cols / 4);
     const __half *dr = d + (size_t)rl * (cols / 32);
@@ -455,7 +470,6 @@ __device__ __forceinline__ float q4l_pair(int4 q, int4 hd, const int *xq, const 
 
 extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int cols, const unsigned char *w, const float *x, float *y)
 {
-    entry_wait();
     __shared__ __align__(16) int xq[MATVEC_CHUNK / 4];
     __shared__ __align__(8) float xd[MATVEC_CHUNK / 32];
     __shared__ float xs[MATVEC_CHUNK / 32];
@@ -463,6 +477,9 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int col
     int tid = threadIdx.y * 32 + lane;
     int rl = min(r, rows - 1);
     int nsb = cols / 256;
+    if (lane * 128 < nsb * 144) // the row's first 4096 bytes, as in matvec_q8_0
+        prefetch_l2(w + (size_t)rl * nsb * 144 + lane * 128);
+    entry_wait();
     int part = lane % 8, g = part / 2, h = part % 2;
     bool low = g < 2;
     int sh = 16 * (g % 2), qoff = 16 + 32 * g + 16 * h;
