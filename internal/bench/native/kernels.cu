@@ -367,12 +367,12 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q8_0(int rows, int col
     int r = blockIdx.x * 32 + threadIdx.y, lane = threadIdx.x;
     int tid = threadIdx.y * 32 + lane;
     int rl = min(r, rows - 1);
-    // The row's first 4096 quant bytes and its first scales, as the Loom
-    // kernel prefetches them ahead of the wait.
-    if (lane * 128 < cols)
+    // The first step's quants (2048 bytes, lanes 0-15) and scales (one
+    // line), as the Loom kernel prefetches them ahead of the wait.
+    if (lane < 16)
         prefetch_l2((const char *)q + (size_t)rl * cols + lane * 128);
-    if (lane * 64 < cols / 32)
-        prefetch_l2(d + (size_t)rl * (cols / 32) + lane * 64);
+    if (lane == 0)
+        prefetch_l2(d + (size_t)rl * (cols / 32));
     entry_wait();
     float acc = 0.0f;
     const int *qr = q + (size_t)rl * (cols / 4);
@@ -477,7 +477,7 @@ extern "C" __global__ void __launch_bounds__(1024) matvec_q4_k(int rows, int col
     int tid = threadIdx.y * 32 + lane;
     int rl = min(r, rows - 1);
     int nsb = cols / 256;
-    if (lane * 128 < nsb * 144) // the row's first 4096 bytes, as in matvec_q8_0
+    if (lane < 9) // the first step's eight super-blocks, as in matvec_q8_0
         prefetch_l2(w + (size_t)rl * nsb * 144 + lane * 128);
     entry_wait();
     int part = lane % 8, g = part / 2, h = part % 2;
