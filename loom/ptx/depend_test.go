@@ -61,18 +61,10 @@ func TestEntryWaitsForPredecessors(t *testing.T) {
 // and global prefetches the entry begins with, and before the first
 // load, store, barrier or branch.
 func TestEntryWaitPlacement(t *testing.T) {
-	const head = `
-kernel.def export("k") @k(%n: index) {
-  %c1 = index.constant 1 : index
-  %c64 = index.constant 64 : index
-  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c64, %c1, %c1) : index
-} launch(%n: index, %w: buffer, %o: buffer) {
-  %t = kernel.workitem.id<x> : index
-  %z = index.constant 0 : offset
-  %wv = buffer.view %w[%z] : buffer -> view<[%n]xf32>
+	head := sweepKernelHead + `  %wv = buffer.view %a[%z] : buffer -> view<[%n]xf32>
   %ov = buffer.view %o[%z] : buffer -> view<[%n]xf32>
   %c32 = index.constant 32 : index
-  %i = index.mul %t, %c32 : index
+  %i = index.mul %tid, %c32 : index
 `
 	for _, c := range []struct {
 		name, body string
@@ -81,27 +73,27 @@ kernel.def export("k") @k(%n: index) {
 	}{
 		{"prefetch then load", `
   view.prefetch %wv[%i] {intent = read, locality = l2} : view<[%n]xf32>
-  %v = view.load %wv[%t] : view<[%n]xf32> -> f32
-  view.store %v, %ov[%t] : f32, view<[%n]xf32>
+  %v = view.load %wv[%tid] : view<[%n]xf32> -> f32
+  view.store %v, %ov[%tid] : f32, view<[%n]xf32>
   kernel.return
 }`, []string{"prefetch.global.L2", "ld.param.u64", "mov.u32 %r"}, []string{"ld.global", "st.global"}},
 		{"barrier first", `
   kernel.barrier
   view.prefetch %wv[%i] {intent = read, locality = l2} : view<[%n]xf32>
-  %v = view.load %wv[%t] : view<[%n]xf32> -> f32
-  view.store %v, %ov[%t] : f32, view<[%n]xf32>
+  %v = view.load %wv[%tid] : view<[%n]xf32> -> f32
+  view.store %v, %ov[%tid] : f32, view<[%n]xf32>
   kernel.return
 }`, []string{"ld.param.u64"}, []string{"bar.sync", "prefetch.global.L2", "ld.global"}},
 		{"loop first", `
   %c0 = index.constant 0 : index
   %step = index.constant 64 : index
   scf.for %j = [%c0 to %n step %step] {
-    %k = index.add %j, %t : index
+    %k = index.add %j, %tid : index
     view.prefetch %wv[%k] {intent = read, locality = l2} : view<[%n]xf32>
     scf.yield
   }
-  %v = view.load %wv[%t] : view<[%n]xf32> -> f32
-  view.store %v, %ov[%t] : f32, view<[%n]xf32>
+  %v = view.load %wv[%tid] : view<[%n]xf32> -> f32
+  view.store %v, %ov[%tid] : f32, view<[%n]xf32>
   kernel.return
 }`, []string{"ld.param.u64"}, []string{"prefetch.global.L2", "ld.global", "bra"}},
 	} {
