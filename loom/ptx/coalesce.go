@@ -42,12 +42,7 @@ var (
 // whose first operand is memory write none; every other instruction writes
 // its first operand (a register, a {…} list or a %a|%p pair).
 func insnDefs(line string) (defs, uses []string) {
-	s := strings.TrimSpace(line)
-	s = strings.TrimSuffix(s, ";")
-	if strings.HasPrefix(s, "@") {
-		_, s, _ = strings.Cut(s, " ")
-	}
-	opcode, ops, _ := strings.Cut(s, " ")
+	opcode, ops := splitInsn(line)
 	writes := !(strings.HasPrefix(opcode, "st.") || opcode == "st" ||
 		strings.HasPrefix(opcode, "bra") || strings.HasPrefix(opcode, "bar") || strings.HasPrefix(opcode, "red.") ||
 		strings.HasPrefix(opcode, "ret") || strings.HasPrefix(opcode, "membar") || strings.HasPrefix(opcode, "fence"))
@@ -65,6 +60,17 @@ func insnDefs(line string) (defs, uses []string) {
 		first, rest = ops[:i], ops[i+1:]
 	}
 	return regRE.FindAllString(first, -1), regRE.FindAllString(rest, -1)
+}
+
+// splitInsn splits an instruction line into its opcode (the guard
+// predicate dropped) and its operands, without the final ';'.
+func splitInsn(line string) (opcode, operands string) {
+	s := strings.TrimSuffix(strings.TrimSpace(line), ";")
+	if strings.HasPrefix(s, "@") {
+		_, s, _ = strings.Cut(s, " ")
+	}
+	opcode, operands, _ = strings.Cut(s, " ")
+	return opcode, operands
 }
 
 // coalesce applies the copy folding above to a function body.

@@ -54,14 +54,7 @@ func beforeEntryWait(line string) bool {
 	if !strings.HasSuffix(s, ";") {
 		return false // a label, a brace, or an instruction over several lines
 	}
-	if s[0] == '@' { // a guard predicate
-		sp := strings.IndexByte(s, ' ')
-		if sp < 0 {
-			return false
-		}
-		s = strings.TrimSpace(s[sp:])
-	}
-	op, _, _ := strings.Cut(s, " ")
+	op, _ := splitInsn(s)
 	base, _, _ := strings.Cut(op, ".")
 	switch {
 	case waitFreeOps[base]:
