@@ -579,7 +579,39 @@ func (e *emitter) scfSelect(op *loom.Op) error {
 		return err
 	}
 	out.wide = a[0].wide || a[1].wide // a select reads neither signed
+	selectFacts(out, a[0], a[1])
 	return e.define(op, 0, out)
+}
+
+// selectFacts gives the result of a select the facts that hold for both
+// of its operands, as it is one of them: the power of two dividing an
+// integer, its sign and magnitude, and the alignment of a buffer or view
+// (under the same run-time predicate). A row or column chosen between two
+// multiples of 16 bytes then still takes a 16-byte access.
+func selectFacts(out, a, b *val) {
+	if out.vec != nil {
+		return
+	}
+	if out.t != nil && out.t.IsScalar() {
+		if isFloat(out.t) || classOf(out.t) == cPred {
+			return
+		}
+		out.p2 = min(pow2Of(a), pow2Of(b))
+		if out.p2 <= 1 {
+			out.p2 = 0
+		}
+		nonneg := func(v *val) bool { return v.nonneg || v.known && v.ci >= 0 }
+		out.nonneg = nonneg(a) && nonneg(b)
+		if a.mag > 0 && b.mag > 0 {
+			out.mag = max(a.mag, b.mag)
+		}
+		return
+	}
+	if a.alignPred == b.alignPred {
+		out.align, out.alignPred = min(a.align, b.align), a.alignPred
+	}
+	out.nat = min(a.nat, b.nat)
+	out.nc = a.nc && b.nc
 }
 
 func (e *emitter) scfSwitch(op *loom.Op) error {
