@@ -288,6 +288,47 @@ kernel.def export("k") @k(%n: index) {
 	}
 }
 
+// TestBindingAlignmentFromSources: the emitter assumes no more alignment
+// of a buffer than Dispatch enforces, which comes from the access analysis
+// of the sources as written. A buffer passed to a block argument is seen
+// through only after lowering (a select), so Dispatch may bind it at any
+// byte and its f32 store must test its address; a buffer selected in the
+// sources is bound at a multiple of 4 and its accesses need no test.
+func TestBindingAlignmentFromSources(t *testing.T) {
+	for _, c := range []struct {
+		file, export string
+		guarded      bool
+	}{
+		{"../testdata/frontend/cfg_branch_buffer.loom", "k", true},
+		{"../testdata/select_buffers.loom", "select_source", false},
+	} {
+		m := parse(t, c.file)
+		p, err := loom.NewProgram(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kd, err := p.Kernel(c.export)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound := 16
+		for _, a := range p.Access(kd) {
+			bound = min(bound, a.Alignment())
+		}
+		if c.guarded != (bound < 4) {
+			t.Fatalf("%s: the sources' analysis binds at %d bytes; the test expects otherwise", c.export, bound)
+		}
+		k, err := Compile([]*loom.Module{m}, c.export, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytewise := strings.Contains(k.PTX, "st.global.u8") || strings.Contains(k.PTX, "ld.global.u8")
+		if bytewise != c.guarded {
+			t.Errorf("%s: byte-wise fallback %v, want %v:\n%s", c.export, bytewise, c.guarded, k.PTX)
+		}
+	}
+}
+
 // TestDot4iTakesWords checks that vector.dot4i on the bytes of a word
 // (vector.bitcast of an i32, lanes in order) hands dp4a the word itself,
 // and that bytes in another order are still packed.

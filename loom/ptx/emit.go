@@ -96,6 +96,9 @@ type emitter struct {
 	k    *loom.Kernel
 	cfg  map[string]loom.Const
 	sm   int
+	// bound is the alignment Dispatch enforces for each buffer parameter,
+	// by launch index (boundAlignments); a missing entry enforces none.
+	bound map[int]int64
 	// loops counts the scf.for/scf.while bodies being lowered (hoist.go
 	// moves loads only outside them).
 	loops int
@@ -273,7 +276,8 @@ func (e *emitter) compile() (*Kernel, error) {
 	bindAlign := map[int]int64{}
 	readOnly := map[int]bool{}
 	for _, a := range e.prog.Access(k) {
-		bindAlign[a.Index] = int64(a.Alignment())
+		// No more than Dispatch enforces (boundAlignments).
+		bindAlign[a.Index] = min(int64(a.Alignment()), max(e.bound[a.Index], 1))
 		// A read found in a called function's body is as certain as one in
 		// the kernel's; only an opaque use (conservative) is not.
 		readOnly[a.Index] = a.Access == loom.AccessRead && a.Basis != loom.BasisConservative

@@ -139,6 +139,7 @@ type Param struct {
 // Compile lowers the kernel exported as export, looked up among mods (whose
 // functions and templates are all visible), to PTX.
 func Compile(mods []*loom.Module, export string, opts Options) (k *Kernel, err error) {
+	bound := boundAlignments(mods, export)
 	mods, err = loom.Lower(mods, loom.LowerOptions{Native: nativeOps, ShuffleScans: true})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, ErrInvalid)
@@ -166,6 +167,7 @@ func Compile(mods []*loom.Module, export string, opts Options) (k *Kernel, err e
 		cfg[key] = v
 	}
 	e := newEmitter(prog, kd, cfg, sm)
+	e.bound = bound
 	defer func() {
 		// A lowering bug must not take the caller down: report it with the
 		// position of the op being lowered.
@@ -174,6 +176,30 @@ func Compile(mods []*loom.Module, export string, opts Options) (k *Kernel, err e
 		}
 	}()
 	return e.compile()
+}
+
+// boundAlignments is, for each buffer parameter of the kernel exported as
+// export, the alignment Dispatch enforces when it binds it: the access
+// analysis of the sources as the runtime and the generated bindings see
+// them, before lowering. Lowering may let the analysis see more (a buffer
+// passed to a block argument becomes a select it follows), but a binding
+// is only checked against what the sources show, so the emitter assumes
+// no more than that. Sources the analysis refuses give none (nil: every
+// buffer may be bound at any byte).
+func boundAlignments(mods []*loom.Module, export string) map[int]int64 {
+	prog, err := loom.NewProgram(mods...)
+	if err != nil {
+		return nil
+	}
+	k, err := prog.Kernel(export)
+	if err != nil {
+		return nil
+	}
+	out := map[int]int64{}
+	for _, a := range prog.Access(k) {
+		out[a.Index] = int64(a.Alignment())
+	}
+	return out
 }
 
 // unsupported builds an ErrUnsupported error for op.
