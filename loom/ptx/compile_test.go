@@ -256,14 +256,7 @@ kernel.def export("k") @k(%n: index) {
 	// two): it is one of them.
 	selected := strings.Replace(src, "%w = index.div %c, %c4 : index", "%p = index.cmp ult, %t, %n : index\n  %d = index.add %c, %c16 : index\n  %s = scf.select %p, %c, %d : index\n  %w = index.div %s, %c4 : index", 1)
 	for _, c := range []struct{ src, op string }{{src, "shr.u32"}, {shifted, "shr.u32"}, {clamped, "min.s32"}, {widened, "max.s32"}, {selected, "selp.b32"}} {
-		m, err := loom.ParseFile("div.loom", []byte(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := Compile([]*loom.Module{m}, "k", Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		k := compileExport(t, c.src, "k")
 		for _, want := range []string{c.op, "ld.global.v4.s32", "st.global.v4.s32"} {
 			if !strings.Contains(k.PTX, want) {
 				t.Errorf("no %s in\n%s", want, k.PTX)
@@ -273,14 +266,7 @@ kernel.def export("k") @k(%n: index) {
 	// A select of a multiple and a non-multiple proves nothing: the
 	// accesses are split into words.
 	odd := strings.Replace(selected, "%d = index.add %c, %c16 : index", "%one = index.constant 1 : index\n  %d = index.add %c, %one : index", 1)
-	m, err := loom.ParseFile("div.loom", []byte(odd))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := Compile([]*loom.Module{m}, "k", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := compileExport(t, odd, "k")
 	for _, text := range []string{k.PTX, k.AlignedPTX} {
 		if strings.Contains(text, "ld.global.v4") || strings.Contains(text, "st.global.v4") {
 			t.Errorf("a 16-byte access at an index not known to be a multiple of 4:\n%s", text)
