@@ -255,7 +255,9 @@ kernel.def export("k") @k(%n: index) {
 	// So does a select of two multiples (a row or column chosen between
 	// two): it is one of them.
 	selected := strings.Replace(src, "%w = index.div %c, %c4 : index", "%p = index.cmp ult, %t, %n : index\n  %d = index.add %c, %c16 : index\n  %s = scf.select %p, %c, %d : index\n  %w = index.div %s, %c4 : index", 1)
-	for _, c := range []struct{ src, op string }{{src, "shr.u32"}, {shifted, "shr.u32"}, {clamped, "min.s32"}, {widened, "max.s32"}, {selected, "selp.b32"}} {
+	// And an index either branch of an scf.if yields.
+	branched := strings.Replace(selected, "%s = scf.select %p, %c, %d : index", "%s = scf.if %p -> (index) {\n    scf.yield %c : index\n  } else {\n    scf.yield %d : index\n  }", 1)
+	for _, c := range []struct{ src, op string }{{src, "shr.u32"}, {shifted, "shr.u32"}, {clamped, "min.s32"}, {widened, "max.s32"}, {selected, "selp.b32"}, {branched, "bra"}} {
 		k := compileExport(t, c.src, "k")
 		for _, want := range []string{c.op, "ld.global.v4.s32", "st.global.v4.s32"} {
 			if !strings.Contains(k.PTX, want) {
@@ -263,13 +265,15 @@ kernel.def export("k") @k(%n: index) {
 			}
 		}
 	}
-	// A select of a multiple and a non-multiple proves nothing: the
-	// accesses are split into words.
-	odd := strings.Replace(selected, "%d = index.add %c, %c16 : index", "%one = index.constant 1 : index\n  %d = index.add %c, %one : index", 1)
-	k := compileExport(t, odd, "k")
-	for _, text := range []string{k.PTX, k.AlignedPTX} {
-		if strings.Contains(text, "ld.global.v4") || strings.Contains(text, "st.global.v4") {
-			t.Errorf("a 16-byte access at an index not known to be a multiple of 4:\n%s", text)
+	// A select (or an if) of a multiple and a non-multiple proves nothing:
+	// the accesses are split into words.
+	for _, from := range []string{selected, branched} {
+		odd := strings.Replace(from, "%d = index.add %c, %c16 : index", "%one = index.constant 1 : index\n  %d = index.add %c, %one : index", 1)
+		k := compileExport(t, odd, "k")
+		for _, text := range []string{k.PTX, k.AlignedPTX} {
+			if strings.Contains(text, "ld.global.v4") || strings.Contains(text, "st.global.v4") {
+				t.Errorf("a 16-byte access at an index not known to be a multiple of 4:\n%s", text)
+			}
 		}
 	}
 }

@@ -299,6 +299,7 @@ func (e *emitter) scfIf(op *loom.Op) error {
 	elseL, end := e.newLabel("else"), e.newLabel("endif")
 	j := &joins{}
 	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, false) }
+	yield, shared := sharingYields(j, yield)
 	e.ins("@!%s bra %s", c.reg, elseL)
 	if err := e.regionWith(op.Regions[0], []string{"scf.yield"}, yield); err != nil {
 		return err
@@ -316,7 +317,34 @@ func (e *emitter) scfIf(op *loom.Op) error {
 		}
 		e.label(elseL)
 	}
+	shared()
 	return e.bindJoins(op, j)
+}
+
+// sharingYields wraps the yield of a non-loop join (scf.if, scf.switch):
+// it remembers what each branch yields, and shared then gives the join
+// values the facts all of them hold (shareFacts). A loop's carried values
+// are read before the back edge's yield is seen, so loops do not use it.
+func sharingYields(j *joins, yield func(*loom.Op, []*val) error) (func(*loom.Op, []*val) error, func()) {
+	var seen [][]*val
+	wrapped := func(y *loom.Op, vals []*val) error {
+		seen = append(seen, vals)
+		return yield(y, vals)
+	}
+	shared := func() {
+		for i, v := range j.vals {
+			srcs := make([]*val, 0, len(seen))
+			for _, vals := range seen {
+				if i < len(vals) {
+					srcs = append(srcs, vals[i])
+				}
+			}
+			if len(srcs) == len(seen) {
+				shareFacts(v, srcs...)
+			}
+		}
+	}
+	return wrapped, shared
 }
 
 func (e *emitter) scfFor(op *loom.Op) error {
@@ -579,39 +607,74 @@ func (e *emitter) scfSelect(op *loom.Op) error {
 		return err
 	}
 	out.wide = a[0].wide || a[1].wide // a select reads neither signed
-	selectFacts(out, a[0], a[1])
+	shareFacts(out, a[0], a[1])
 	return e.define(op, 0, out)
 }
 
-// selectFacts gives the result of a select the facts that hold for both
-// of its operands, as it is one of them: the power of two dividing an
-// integer, its sign and magnitude, and the alignment of a buffer or view
-// (under the same run-time predicate). A row or column chosen between two
+// shareFacts gives v, which holds one of srcs (a select's operands, or
+// what every branch of an if or switch yields), the facts that hold for
+// all of them: the smallest power of two dividing an integer, its sign and
+// magnitude where all have them, a buffer's or view's alignment under the
+// same run-time predicate, and the same of a view's extents and strides
+// and of a vector's components. A row or column chosen between two
 // multiples of 16 bytes then still takes a 16-byte access.
-func selectFacts(out, a, b *val) {
-	if out.vec != nil {
+func shareFacts(v *val, srcs ...*val) {
+	if len(srcs) == 0 {
 		return
 	}
-	if out.t != nil && out.t.IsScalar() {
-		if isFloat(out.t) || classOf(out.t) == cPred {
+	for i, c := range v.vec {
+		parts := make([]*val, len(srcs))
+		for k, s := range srcs {
+			if i >= len(s.vec) {
+				return
+			}
+			parts[k] = s.vec[i]
+		}
+		shareFacts(c, parts...)
+	}
+	if v.vec != nil {
+		return
+	}
+	if v.t != nil && v.t.IsScalar() {
+		if isFloat(v.t) || classOf(v.t) == cPred {
 			return
 		}
-		out.p2 = min(pow2Of(a), pow2Of(b))
-		if out.p2 <= 1 {
-			out.p2 = 0
+		v.p2, v.nonneg, v.mag = 1<<30, true, 0
+		mag := 0
+		for _, s := range srcs {
+			v.p2 = min(v.p2, pow2Of(s))
+			v.nonneg = v.nonneg && (s.nonneg || s.known && s.ci >= 0)
+			if s.mag <= 0 {
+				mag = -1
+			} else if mag >= 0 {
+				mag = max(mag, s.mag)
+			}
 		}
-		nonneg := func(v *val) bool { return v.nonneg || v.known && v.ci >= 0 }
-		out.nonneg = nonneg(a) && nonneg(b)
-		if a.mag > 0 && b.mag > 0 {
-			out.mag = max(a.mag, b.mag)
+		if v.p2 <= 1 {
+			v.p2 = 0
 		}
+		v.mag = max(mag, 0)
 		return
 	}
-	if a.alignPred == b.alignPred {
-		out.align, out.alignPred = min(a.align, b.align), a.alignPred
+	v.align, v.alignPred, v.nat, v.nc = srcs[0].align, srcs[0].alignPred, srcs[0].nat, srcs[0].nc
+	for _, s := range srcs[1:] {
+		if s.alignPred != v.alignPred {
+			v.align, v.alignPred = 0, ""
+		}
+		v.align, v.nat, v.nc = min(v.align, s.align), min(v.nat, s.nat), v.nc && s.nc
 	}
-	out.nat = min(a.nat, b.nat)
-	out.nc = a.nc && b.nc
+	for _, part := range []func(*val) []*val{func(x *val) []*val { return x.dims }, func(x *val) []*val { return x.strides }} {
+		for i, d := range part(v) {
+			ds := make([]*val, len(srcs))
+			for k, s := range srcs {
+				if i >= len(part(s)) {
+					return
+				}
+				ds[k] = part(s)[i]
+			}
+			shareFacts(d, ds...)
+		}
+	}
 }
 
 func (e *emitter) scfSwitch(op *loom.Op) error {
@@ -628,6 +691,7 @@ func (e *emitter) scfSwitch(op *loom.Op) error {
 	end := e.newLabel("endswitch")
 	j := &joins{}
 	yield := func(y *loom.Op, vals []*val) error { return e.setJoins(y.Pos, j, vals, false) }
+	yield, shared := sharingYields(j, yield)
 	hasDefault := false
 	for _, r := range op.Regions {
 		next := e.newLabel("case")
@@ -648,6 +712,7 @@ func (e *emitter) scfSwitch(op *loom.Op) error {
 		return invalid(op.Pos, "scf.switch with results needs a default region")
 	}
 	e.label(end)
+	shared()
 	return e.bindJoins(op, j)
 }
 
