@@ -288,6 +288,11 @@ func (c *checker) yields(op *Op) {
 	if op.Name != "scf.if" && op.Name != "scf.for" {
 		return
 	}
+	if len(op.Results) > 0 && len(op.ResultTypes) > 1 && len(op.ResultTypes) != len(op.Results) {
+		// %r = scf.if %c -> (f32, f32): each result needs its own name.
+		c.errorf(op.Pos, "%s: %d result types for %d named results", op.Name, len(op.ResultTypes), len(op.Results))
+		return
+	}
 	for _, r := range op.Regions {
 		if len(r.Ops) == 0 {
 			continue
