@@ -622,17 +622,8 @@ func shareFacts(v *val, srcs ...*val) {
 	if len(srcs) == 0 {
 		return
 	}
-	for i, c := range v.vec {
-		parts := make([]*val, len(srcs))
-		for k, s := range srcs {
-			if i >= len(s.vec) {
-				return
-			}
-			parts[k] = s.vec[i]
-		}
-		shareFacts(c, parts...)
-	}
 	if v.vec != nil {
+		shareParts(v.vec, srcs, func(x *val) []*val { return x.vec })
 		return
 	}
 	if v.t != nil && v.t.IsScalar() {
@@ -663,17 +654,22 @@ func shareFacts(v *val, srcs ...*val) {
 		}
 		v.align, v.nat, v.nc = min(v.align, s.align), min(v.nat, s.nat), v.nc && s.nc
 	}
-	for _, part := range []func(*val) []*val{func(x *val) []*val { return x.dims }, func(x *val) []*val { return x.strides }} {
-		for i, d := range part(v) {
-			ds := make([]*val, len(srcs))
-			for k, s := range srcs {
-				if i >= len(part(s)) {
-					return
-				}
-				ds[k] = part(s)[i]
+	shareParts(v.dims, srcs, func(x *val) []*val { return x.dims })
+	shareParts(v.strides, srcs, func(x *val) []*val { return x.strides })
+}
+
+// shareParts applies shareFacts to each of parts (a vector's components, a
+// view's extents or strides) and the same part of every source.
+func shareParts(parts, srcs []*val, of func(*val) []*val) {
+	for i, p := range parts {
+		same := make([]*val, len(srcs))
+		for k, s := range srcs {
+			if i >= len(of(s)) {
+				return
 			}
-			shareFacts(d, ds...)
+			same[k] = of(s)[i]
 		}
+		shareFacts(p, same...)
 	}
 }
 
