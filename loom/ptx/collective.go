@@ -561,7 +561,7 @@ func (e *emitter) loadWarpResults(t *loom.Type, base string, off, nw int64) []*v
 	out := make([]*val, 0, nw)
 	for w := int64(0); w < nw; {
 		k := min(per, nw-w)
-		if k < 2 || classOf(t) == cPred {
+		if k < 2 {
 			out = append(out, e.loadInto(t, "shared", "", slot(base, off+w*sz)))
 			w++
 			continue
