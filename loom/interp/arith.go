@@ -112,7 +112,11 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 				return nil, err
 			}
 			fn, pre := f(nb)
-			return binI(op, r, a, ops[1], fn, pre, post), nil
+			generic := binI(op, r, a, ops[1], fn, pre, post)
+			if fast := fastBinI(name, nb, op, r, a, ops[1], pre, post, generic); fast != nil {
+				return fast, nil
+			}
+			return generic, nil
 		}
 		if f, ok := intUnary[name]; ok {
 			if err := need(1); err != nil {

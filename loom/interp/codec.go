@@ -125,6 +125,17 @@ func (c *compiler) codecFor(pos loom.Pos, t *loom.Type) (codec, error) {
 		case f.kind == fF64:
 			cd.loadF = func(b []byte) float64 { return math.Float64frombits(le.Uint64(b)) }
 			cd.storeF = func(b []byte, v float64) { le.PutUint64(b, math.Float64bits(v)) }
+		case t.Name == "bf16":
+			// bf16 is f32's top half: finite values widen by a shift;
+			// infinities and NaNs keep the general decoding.
+			cd.loadF = func(b []byte) float64 {
+				h := le.Uint16(b)
+				if h&0x7f80 == 0x7f80 {
+					return f.m.decode(uint64(h))
+				}
+				return float64(math.Float32frombits(uint32(h) << 16))
+			}
+			cd.storeF = func(b []byte, v float64) { le.PutUint16(b, uint16(f.m.encode(v))) }
 		case size == 2:
 			cd.loadF = func(b []byte) float64 { return f.m.decode(uint64(le.Uint16(b))) }
 			cd.storeF = func(b []byte, v float64) { le.PutUint16(b, uint16(f.m.encode(v))) }

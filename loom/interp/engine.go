@@ -60,6 +60,20 @@ func (p postI) applyAt(fr *frame, op *loom.Op, r *slot, R []int64, off int) erro
 		for i, v := range R {
 			R[i] = v & 1
 		}
+	case p.wrap == 32:
+		// One sign-extending move per element; the shift pair of the
+		// general case costs several where the count is not a constant.
+		for i, v := range R {
+			R[i] = int64(int32(v))
+		}
+	case p.wrap == 16:
+		for i, v := range R {
+			R[i] = int64(int16(v))
+		}
+	case p.wrap == 8:
+		for i, v := range R {
+			R[i] = int64(int8(v))
+		}
 	case p.wrap > 0:
 		s := uint(64 - p.wrap)
 		for i, v := range R {

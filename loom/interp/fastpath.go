@@ -1,6 +1,10 @@
 package interp
 
-import "math"
+import (
+	"math"
+
+	"github.com/loomgen/loomgen/loom"
+)
 
 // fastBinF specializes the hottest float ops (add, sub, mul, div on f32 and
 // f64) so their lane loops carry no indirect call, including the common
@@ -375,4 +379,151 @@ func round32(R []float64) {
 	for i, x := range R {
 		R[i] = float64(float32(x))
 	}
+}
+
+// intKinds are the int ops fastBinI runs without calling a function value
+// per element: add, sub, mul, and, or, xor and the three shifts.
+var intKinds = map[string]byte{
+	"addi": '+', "subi": '-', "muli": '*', "andi": '&', "ori": '|', "xori": '^',
+	"shli": 'l', "shrui": 'r', "shrsi": 's',
+}
+
+// commutes is whether an int kind may take its uniform operand first.
+func commutes(k byte) bool { return k == '+' || k == '*' || k == '&' || k == '|' || k == '^' }
+
+// fastBinI specializes binI for the int kinds of intKinds when both
+// operands vary with the result or the second (or, for a commuting kind,
+// the first) is one uniform value; nil otherwise. Where an operand check
+// could fail (a shift count out of range) it runs generic, binI's own
+// instruction, which finds the failing lane and reports it.
+func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post postI, generic instr) instr {
+	k := intKinds[name]
+	shift := k == 'l' || k == 'r' || k == 's'
+	if k == 0 || post.wrap == 1 || pre != nil && !shift || r.uni && r.comps == 1 {
+		return nil
+	}
+	return func(fr *frame) error {
+		lo, hi := fr.span(r)
+		R := fr.I[r.idx][lo:hi]
+		A, B := fr.I[a.idx], fr.I[b.idx]
+		switch {
+		case a.uni == r.uni && b.uni == r.uni:
+			A, B = A[lo:hi][:len(R)], B[lo:hi][:len(R)]
+			if shift {
+				for _, y := range B {
+					if uint64(y) >= uint64(nb) {
+						return generic(fr)
+					}
+				}
+			}
+			binVVI(k, nb, R, A, B)
+		case b.uni && b.comps == 1 && !a.uni:
+			if shift && uint64(B[0]) >= uint64(nb) {
+				return generic(fr)
+			}
+			binVSI(k, nb, R, A[lo:hi][:len(R)], B[0])
+		case a.uni && a.comps == 1 && !b.uni && commutes(k):
+			binVSI(k, nb, R, B[lo:hi][:len(R)], A[0])
+		default:
+			return generic(fr)
+		}
+		return post.applyAt(fr, op, r, R, lo)
+	}
+}
+
+// binVVI is R = A k B elementwise on int carriers of nb bits (shift
+// counts already checked below nb).
+func binVVI(k byte, nb int, R, A, B []int64) {
+	switch k {
+	case '+':
+		for i := range R {
+			R[i] = A[i] + B[i]
+		}
+	case '-':
+		for i := range R {
+			R[i] = A[i] - B[i]
+		}
+	case '*':
+		for i := range R {
+			R[i] = A[i] * B[i]
+		}
+	case '&':
+		for i := range R {
+			R[i] = A[i] & B[i]
+		}
+	case '|':
+		for i := range R {
+			R[i] = A[i] | B[i]
+		}
+	case '^':
+		for i := range R {
+			R[i] = A[i] ^ B[i]
+		}
+	case 'l':
+		for i := range R {
+			R[i] = A[i] << uint64(B[i]&63)
+		}
+	case 'r':
+		m := zextMask(nb)
+		for i := range R {
+			R[i] = int64(uint64(A[i]) & m >> uint64(B[i]&63))
+		}
+	case 's':
+		for i := range R {
+			R[i] = A[i] >> uint64(B[i]&63)
+		}
+	}
+}
+
+// binVSI is binVVI with one value s for B.
+func binVSI(k byte, nb int, R, A []int64, s int64) {
+	switch k {
+	case '+':
+		for i := range R {
+			R[i] = A[i] + s
+		}
+	case '-':
+		for i := range R {
+			R[i] = A[i] - s
+		}
+	case '*':
+		for i := range R {
+			R[i] = A[i] * s
+		}
+	case '&':
+		for i := range R {
+			R[i] = A[i] & s
+		}
+	case '|':
+		for i := range R {
+			R[i] = A[i] | s
+		}
+	case '^':
+		for i := range R {
+			R[i] = A[i] ^ s
+		}
+	case 'l':
+		c := uint64(s & 63)
+		for i := range R {
+			R[i] = A[i] << c
+		}
+	case 'r':
+		m, c := zextMask(nb), uint64(s&63)
+		for i := range R {
+			R[i] = int64(uint64(A[i]) & m >> c)
+		}
+	case 's':
+		c := uint64(s & 63)
+		for i := range R {
+			R[i] = A[i] >> c
+		}
+	}
+}
+
+// zextMask keeps the low nb bits (all 64 for nb ≥ 64), as zext does.
+func zextMask(nb int) uint64 {
+	if nb >= 64 || nb <= 0 {
+		return ^uint64(0)
+	}
+	return 1<<uint(nb) - 1
 }

@@ -53,7 +53,7 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 			hi, _ := bits.Mul64(uint64(x), uint64(y))
 			return hi != 0 || x*y < 0
 		}, class: ErrOverflow, what: "index.scale result is negative or overflows the offset"}
-		return c.fold2(op, r, ops[0], ops[1], func(x, y int64) int64 { return x * y }, chk, c.postFor(r.typ))
+		return c.fold2(op, r, ops[0], ops[1], "", 0, func(x, y int64) int64 { return x * y }, chk, c.postFor(r.typ))
 	}
 	if rest == "madd" {
 		if err := arity(op, 3); err != nil {
@@ -130,7 +130,7 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 			}, class: ErrOverflow, what: r.typ.Name + " multiplication overflows"}
 		}
 	}
-	in, err := c.fold2(op, r, ops[0], ops[1], fn, pre, post)
+	in, err := c.fold2(op, r, ops[0], ops[1], sn, nb, fn, pre, post)
 	if err == nil && in != nil && rest == "add" && r.typ.Kind == loom.TypeIndex && nb < 64 && !r.uni && (ops[0].uni != ops[1].uni) {
 		in = affineAdd(op, r, ops[0], ops[1], in, c.k.tgt)
 		if ops[0].uni {
@@ -152,8 +152,9 @@ func abs64(x int64) int64 {
 
 // fold2 emits a binary int op, or computes it at Compile when both operands
 // are known constants (so allocation sizes and vector shapes derived from
-// constants are static).
-func (c *compiler) fold2(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, pre *check, post postI) (instr, error) {
+// constants are static). name and nb, when name is an intBinary op of
+// nb bits, let it take fastBinI's loops.
+func (c *compiler) fold2(op *loom.Op, r, a, b *slot, name string, nb int, f func(x, y int64) int64, pre *check, post postI) (instr, error) {
 	if a.cst && b.cst && r.uni && r.comps == 1 {
 		if pre == nil || !pre.bad(a.ci, b.ci) {
 			v := f(a.ci, b.ci)
@@ -170,7 +171,11 @@ func (c *compiler) fold2(op *loom.Op, r, a, b *slot, f func(x, y int64) int64, p
 			}
 		}
 	}
-	return binI(op, r, a, b, f, pre, post), nil
+	generic := binI(op, r, a, b, f, pre, post)
+	if fast := fastBinI(name, nb, op, r, a, b, pre, post, generic); fast != nil {
+		return fast, nil
+	}
+	return generic, nil
 }
 
 // uniformShrui is binI's one-value path for index.shrui (the halving

@@ -617,6 +617,23 @@ func (a *access) at(fr *frame, l int, extra []int64) (*view, int64, error) {
 	return v, off, nil
 }
 
+// run is the view and offset of lane l's elements first … last (offsets
+// of the access plus each) when both are in bounds and span exactly bytes,
+// so that every element between is in bounds too and the run is
+// contiguous; ok false otherwise (the caller then goes element by element,
+// which reports any failure).
+func (a *access) run(fr *frame, l int, first, last []int64, bytes int64) (*view, int64, bool) {
+	v, off, err := a.at(fr, l, first)
+	if err != nil {
+		return nil, 0, false
+	}
+	w, end, err := a.at(fr, l, last)
+	if err != nil || w != v || end-off+int64(a.cd.size) != bytes {
+		return nil, 0, false
+	}
+	return v, off, true
+}
+
 func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) {
 	store := name == "view.store" || name == "view.atomic.store"
 	atomic := name == "view.atomic.load" || name == "view.atomic.store"

@@ -303,6 +303,9 @@ func (c *compiler) vecExtractInsert(b *block, op *loom.Op, insert bool) (instr, 
 	if err != nil {
 		return nil, err
 	}
+	if fast := constExtractInsert(idx, shape, insert, r, v, x); fast != nil {
+		return fast, nil
+	}
 	return func(fr *frame) error {
 		L := fr.L
 		var ix [8]int64
@@ -353,6 +356,80 @@ func (c *compiler) vecExtractInsert(b *block, op *loom.Op, insert bool) (instr, 
 		}
 		return nil
 	}, nil
+}
+
+// constExtractInsert is vector.extract / vector.insert at constant
+// positions inside the shape: whole-slice copies of one component instead
+// of a position computed lane by lane (nil otherwise; a position outside
+// the shape traps at run time on the general path). Like the element-wise
+// engines it writes the inactive lanes of the active span too.
+func constExtractInsert(idx []*slot, shape []int64, insert bool, r, v, x *slot) instr {
+	ix := make([]int64, len(idx))
+	for k, s := range idx {
+		if !s.cst {
+			return nil
+		}
+		ix[k] = s.ci
+	}
+	f, ok := flatIndex(shape, ix)
+	if !ok {
+		return nil
+	}
+	ci := int(f)
+	if insert {
+		return func(fr *frame) error {
+			fr.copySlotAll(r, v)
+			if r.uni {
+				if r.kind == kInt {
+					fr.I[r.idx][ci] = fr.I[x.idx][0]
+				} else {
+					fr.F[r.idx][ci] = fr.F[x.idx][0]
+				}
+				return nil
+			}
+			L, lo, hi := fr.L, fr.lo, fr.hi
+			if r.kind == kInt {
+				dst := fr.I[r.idx][ci*L+lo : ci*L+hi]
+				if x.uni {
+					fill(dst, fr.I[x.idx][0])
+				} else {
+					copy(dst, fr.I[x.idx][lo:hi])
+				}
+			} else {
+				dst := fr.F[r.idx][ci*L+lo : ci*L+hi]
+				if x.uni {
+					fill(dst, fr.F[x.idx][0])
+				} else {
+					copy(dst, fr.F[x.idx][lo:hi])
+				}
+			}
+			return nil
+		}
+	}
+	return func(fr *frame) error {
+		if r.uni {
+			if r.kind == kInt {
+				fr.I[r.idx][0] = fr.I[v.idx][ci]
+			} else {
+				fr.F[r.idx][0] = fr.F[v.idx][ci]
+			}
+			return nil
+		}
+		L, lo, hi := fr.L, fr.lo, fr.hi
+		if r.kind == kInt {
+			copy(fr.I[r.idx][lo:hi], fr.I[v.idx][ci*L+lo:ci*L+hi])
+		} else {
+			copy(fr.F[r.idx][lo:hi], fr.F[v.idx][ci*L+lo:ci*L+hi])
+		}
+		return nil
+	}
+}
+
+// fill sets every element of s to x.
+func fill[T any](s []T, x T) {
+	for i := range s {
+		s[i] = x
+	}
 }
 
 // copySlotAll copies src into dst on every lane (dst at least as varying).
@@ -621,11 +698,45 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 	} else if val.comps != n || (val.kind == kFloat) != a.cd.isFloat {
 		return nil, compileErr(op.Pos, ErrInvalid, "%s: vector type does not match the view", op.Name)
 	}
+	// A rank-1 vector lies along the view's last axis: when its first and
+	// last elements are in bounds and n·size bytes apart, so is every
+	// element between, and they are read or written as one run (the
+	// sanitizer's checked mode and masked forms keep the element loop).
+	run := len(shape) == 1 && n > 1 && mask == nil && !checked
+	size := int64(a.cd.size)
 	return func(fr *frame) error {
 		L := fr.L
 		for l := range L {
 			if !fr.mask[l] {
 				continue
+			}
+			if run {
+				if v, off, ok := a.run(fr, l, extras[0], extras[n-1], int64(n)*size); ok {
+					mem := v.mem[off:]
+					for i := range n {
+						at := i*L + l
+						switch {
+						case store && val.uni:
+							at = i
+						case !store && r.uni:
+							at = i
+						}
+						switch {
+						case store && a.cd.isFloat:
+							a.cd.storeF(mem[int64(i)*size:], fr.F[val.idx][at])
+						case store:
+							a.cd.storeI(mem[int64(i)*size:], fr.I[val.idx][at])
+						case a.cd.isFloat:
+							fr.F[r.idx][at] = a.cd.loadF(mem[int64(i)*size:])
+						default:
+							fr.I[r.idx][at] = a.cd.loadI(mem[int64(i)*size:])
+						}
+					}
+					if !store && r.uni {
+						return nil
+					}
+					continue
+				}
 			}
 			for i, e := range extras {
 				at := func(s *slot) int {
