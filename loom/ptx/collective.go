@@ -3,7 +3,6 @@ package ptx
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/loomgen/loomgen/loom"
 )
@@ -193,53 +192,37 @@ func (e *emitter) warpReduce(op *loom.Op, kind string, v *val, size int) (*val, 
 
 // clusterReduce combines v over clusters of size lanes spaced stride
 // apart (size·stride a power of two up to 32) in a warp that may be
-// partial: clusterGather collects each cluster's existing lanes into its
-// first lane, which then broadcasts the result to the cluster.
+// partial: a tree of shfl.down steps (stride·size/2 … stride) gathers each
+// cluster's existing lanes into its first lane — a step whose source lane
+// does not exist or lies in another cluster block keeps the partial
+// result — which then broadcasts it to the cluster. A cluster's first lane
+// exists whenever any of its lanes does.
 func (e *emitter) clusterReduce(op *loom.Op, kind string, v *val, size, stride int, w warpLanes) (*val, error) {
-	acc, lane, block, err := e.clusterGather(op, kind, v, size, stride, w)
-	if err != nil {
-		return nil, err
+	span := size * stride
+	lane, block := e.newReg(cR), e.newReg(cR)
+	e.ins("mov.u32 %s, %%laneid", lane)
+	e.ins("and.b32 %s, %s, %d", block, lane, -span)
+	acc := v
+	for off := span / 2; off >= stride; off /= 2 {
+		s, _ := e.shfl("down", acc, fmt.Sprint(off), "0x1f", w.mask)
+		src, sb, ok := e.newReg(cR), e.newReg(cR), e.newReg(cPred)
+		e.ins("add.u32 %s, %s, %d", src, lane, off)
+		e.ins("and.b32 %s, %s, %d", sb, src, -span)
+		e.ins("setp.lt.u32 %s, %s, %s", ok, src, w.count)
+		e.ins("setp.eq.and.u32 %s, %s, %s, %s", ok, sb, block, ok)
+		comb, err := e.combine(op, kind, acc, s)
+		if err != nil {
+			return nil, err
+		}
+		if acc, err = e.sel(op.Pos, &val{t: i1Type, reg: ok}, comb, acc); err != nil {
+			return nil, err
+		}
 	}
 	leader := e.newReg(cR)
 	e.ins("and.b32 %s, %s, %d", leader, lane, stride-1)
 	e.ins("or.b32 %s, %s, %s", leader, leader, block)
 	out, _ := e.shfl("idx", acc, leader, "0x1f", w.mask)
 	return out, nil
-}
-
-// clusterGather is a tree of shfl.down steps (stride·size/2 … stride)
-// that gathers each cluster's existing lanes into its first lane; a step
-// whose source lane does not exist or lies in another cluster block keeps
-// the partial result. A cluster's first lane exists whenever any of its
-// lanes does. It returns the partial results (complete in the first lanes)
-// and the registers of the lane id and of its cluster block's first lane.
-func (e *emitter) clusterGather(op *loom.Op, kind string, v *val, size, stride int, w warpLanes) (acc *val, lane, block string, err error) {
-	span := size * stride
-	lane, block = e.newReg(cR), e.newReg(cR)
-	e.ins("mov.u32 %s, %%laneid", lane)
-	e.ins("and.b32 %s, %s, %d", block, lane, -span)
-	acc = v
-	for off := span / 2; off >= stride; off /= 2 {
-		s, _ := e.shfl("down", acc, fmt.Sprint(off), "0x1f", w.mask)
-		src, ok := e.newReg(cR), e.newReg(cPred)
-		e.ins("add.u32 %s, %s, %d", src, lane, off)
-		e.ins("setp.lt.u32 %s, %s, %s", ok, src, w.count)
-		if span < 32 {
-			// Whole-warp clusters need no block test: a source
-			// below the lane count (at most 32) is in the warp.
-			sb := e.newReg(cR)
-			e.ins("and.b32 %s, %s, %d", sb, src, -span)
-			e.ins("setp.eq.and.u32 %s, %s, %s, %s", ok, sb, block, ok)
-		}
-		comb, err := e.combine(op, kind, acc, s)
-		if err != nil {
-			return nil, "", "", err
-		}
-		if acc, err = e.sel(op.Pos, &val{t: i1Type, reg: ok}, comb, acc); err != nil {
-			return nil, "", "", err
-		}
-	}
-	return acc, lane, block, nil
 }
 
 // fullWarps refuses an op that needs every warp full (matrix fragments)
@@ -486,36 +469,13 @@ func (e *emitter) workgroupVote(op *loom.Op, kind string) error {
 	return unsupported(op, "vote %s", kind)
 }
 
-// warpSlots is the scratch layout the warps' results go through: value i
-// of warp w at base + off[i] + w·size[i], each value's slots starting 16
-// bytes apart so that a reader may load four 32-bit (two 64-bit) slots at
-// once.
-type warpSlots struct {
-	base      string
-	off, size []int64
-}
-
-// slotBytes is the scratch a warp's result of type t takes.
-func slotBytes(t *loom.Type) int64 {
-	if c := classOf(t); c == cRd || c == cFd {
-		return 8
-	}
-	return 4
-}
-
 // storeWarpResults has lane 0 of each of the nw warps store its warp's
-// results rs (of types ts) to workgroup scratch laid out as warpSlots,
-// then waits for all of them at a barrier. It also returns the
-// invocation's lane register (linear id lin mod 32).
-func (e *emitter) storeWarpResults(ts []*loom.Type, lin string, rs []*val, nw int64) (sl warpSlots, lane string) {
-	var bytes int64
-	for _, t := range ts {
-		sz := slotBytes(t)
-		sl.off = append(sl.off, bytes)
-		sl.size = append(sl.size, sz)
-		bytes += (nw*sz + 15) / 16 * 16
-	}
-	sl.base = e.needScratch(int(bytes))
+// results rs (of types ts) to 8-byte slots of workgroup scratch, value i
+// of warp w at slot i·nw + w, then waits for all of them at a barrier. It
+// returns the scratch's base address and the invocation's lane register
+// (linear id lin mod 32).
+func (e *emitter) storeWarpResults(ts []*loom.Type, lin string, rs []*val, nw int64) (base, lane string) {
+	base = e.needScratch(int(8 * nw * int64(len(rs))))
 	lane, warp := e.newReg(cR), e.newReg(cR)
 	e.ins("and.b32 %s, %s, 31", lane, lin)
 	e.ins("shr.u32 %s, %s, 5", warp, lin)
@@ -523,62 +483,14 @@ func (e *emitter) storeWarpResults(ts []*loom.Type, lin string, rs []*val, nw in
 	e.ins("setp.eq.u32 %s, %s, 0", lead, lane)
 	skip := e.newLabel("wgred_skip")
 	e.ins("@!%s bra %s", lead, skip)
-	addrs := e.slotAddrs(sl, warp)
+	wa := e.newReg(cRd)
+	e.ins("mad.wide.u32 %s, %s, 8, %s", wa, warp, base)
 	for i, r := range rs {
-		e.storeFrom(ts[i], "shared", "", slot(addrs[sl.size[i]], sl.off[i]), r)
+		e.storeFrom(ts[i], "shared", "", slot(wa, 8*nw*int64(i)), r)
 	}
 	e.label(skip)
 	e.workgroupBarrier(nil)
-	return sl, lane
-}
-
-// slotAddrs is base + w·size for each slot size of sl, w a register.
-func (e *emitter) slotAddrs(sl warpSlots, w string) map[int64]string {
-	addrs := map[int64]string{}
-	for _, sz := range sl.size {
-		if addrs[sz] == "" {
-			a := e.newReg(cRd)
-			e.ins("mad.wide.u32 %s, %s, %d, %s", a, w, sz, sl.base)
-			addrs[sz] = a
-		}
-	}
-	return addrs
-}
-
-// loadWarpResults loads the nw warps' results of type t stored at
-// base+off (slots of slotBytes(t)), four 32-bit or two 64-bit slots a
-// load where the type allows.
-func (e *emitter) loadWarpResults(t *loom.Type, base string, off, nw int64) []*val {
-	lt := ldType(t)
-	per := int64(1)
-	switch lt {
-	case "f32", "s32":
-		per = 4
-	case "f64", "s64", "u64":
-		per = 2
-	}
-	sz := slotBytes(t)
-	out := make([]*val, 0, nw)
-	for w := int64(0); w < nw; {
-		k := min(per, nw-w)
-		if k < 2 {
-			out = append(out, e.loadInto(t, "shared", "", slot(base, off+w*sz)))
-			w++
-			continue
-		}
-		if k == 3 {
-			k = 2
-		}
-		regs := make([]string, k)
-		for j := range regs {
-			v := e.newVal(t)
-			out = append(out, v)
-			regs[j] = v.reg
-		}
-		e.ins("ld.shared.v%d.%s {%s}, [%s]", k, lt, strings.Join(regs, ", "), slot(base, off+w*sz))
-		w += k
-	}
-	return out
+	return base, lane
 }
 
 // slot is the address reg+off (reg alone for off 0).
@@ -674,8 +586,7 @@ func (e *emitter) workgroupReduces(ops []*loom.Op) error {
 			// from shared memory one by one: Loom's corpus bf16 down
 			// projection, 592 invocations and two reductions a
 			// workgroup, spent most of its time there.)
-			// Only lane 0's result is stored: no broadcast.
-			rs[i], _, _, err = e.clusterGather(op, op.Param, vs[i], 32, 1, e.lanesOfWarp())
+			rs[i], err = e.clusterReduce(op, op.Param, vs[i], 32, 1, e.lanesOfWarp())
 		}
 		if err != nil {
 			return err
@@ -690,7 +601,7 @@ func (e *emitter) workgroupReduces(ops []*loom.Op) error {
 		return nil
 	}
 	nw := (n + 31) / 32
-	sl, lane := e.storeWarpResults(ts, lin.reg, rs, nw)
+	base, lane := e.storeWarpResults(ts, lin.reg, rs, nw)
 	totals := make([]*val, len(ops))
 	if full {
 		// Every warp reduces the nw results again, lane l taking warp
@@ -706,11 +617,12 @@ func (e *emitter) workgroupReduces(ops []*loom.Op) error {
 			accs[i] = e.phiFrom(x)
 			e.mov(accs[i], x)
 		}
+		la := e.newReg(cRd)
+		e.ins("mad.wide.u32 %s, %s, 8, %s", la, lane, base)
 		skip := e.newLabel("wgred_id")
 		e.ins("@!%s bra %s", in, skip)
-		addrs := e.slotAddrs(sl, lane)
 		for i := range ops {
-			e.mov(accs[i], e.loadInto(ts[i], "shared", "", slot(addrs[sl.size[i]], sl.off[i])))
+			e.mov(accs[i], e.loadInto(ts[i], "shared", "", slot(la, 8*nw*int64(i))))
 		}
 		e.label(skip)
 		for i, op := range ops {
@@ -721,28 +633,19 @@ func (e *emitter) workgroupReduces(ops []*loom.Op) error {
 			}
 		}
 	} else {
-		// Every invocation combines the ⌈n/32⌉ results by the same
-		// pairwise tree (the same value everywhere), read a vector at
-		// a time: a chain of ⌈n/32⌉ dependent steps after scalar loads
-		// held every invocation past the barrier.
+		// Every invocation combines the ⌈n/32⌉ results in warp order,
+		// the same on every invocation.
 		for i, op := range ops {
 			e.cur = op
-			xs := e.loadWarpResults(ts[i], sl.base, sl.off[i], nw)
-			for len(xs) > 1 {
-				next := xs[:0:0]
-				for j := 0; j+1 < len(xs); j += 2 {
-					c, err := e.combine(op, op.Param, xs[j], xs[j+1])
-					if err != nil {
-						return err
-					}
-					next = append(next, c)
+			acc := e.loadInto(ts[i], "shared", "", slot(base, 8*nw*int64(i)))
+			for w := int64(1); w < nw; w++ {
+				x := e.loadInto(ts[i], "shared", "", slot(base, 8*(nw*int64(i)+w)))
+				var err error
+				if acc, err = e.combine(op, op.Param, acc, x); err != nil {
+					return err
 				}
-				if len(xs)%2 == 1 {
-					next = append(next, xs[len(xs)-1])
-				}
-				xs = next
 			}
-			totals[i] = xs[0]
+			totals[i] = acc
 		}
 	}
 	// The trailing barrier keeps a later collective's stores off the

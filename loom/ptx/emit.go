@@ -361,8 +361,8 @@ func (e *emitter) compile() (*Kernel, error) {
 		return nil, err
 	}
 	if e.scratchBytes > 0 {
-		e.statics = append(e.statics, fmt.Sprintf(".shared .align 16 .b8 %s[%d]", collScratch, e.scratchBytes))
-		e.sharedSize = (e.sharedSize+15)/16*16 + e.scratchBytes
+		e.statics = append(e.statics, fmt.Sprintf(".shared .align 8 .b8 %s[%d]", collScratch, e.scratchBytes))
+		e.sharedSize = (e.sharedSize+7)/8*8 + e.scratchBytes
 	}
 	out.WorkgroupStorageBytes = e.sharedSize
 	out.Providers = e.providers
