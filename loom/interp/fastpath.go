@@ -402,6 +402,11 @@ func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post 
 	if k == 0 || post.wrap == 1 || pre != nil && !shift || r.uni && r.comps == 1 {
 		return nil
 	}
+	// A 32-bit result wraps in the loop itself (int32 arithmetic).
+	vv, vs := binVVI[int64], binVSI[int64]
+	if post.wrap == 32 && nb == 32 {
+		vv, vs, post = binVVI[int32], binVSI[int32], postI{}
+	}
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)
 		R := fr.I[r.idx][lo:hi]
@@ -416,14 +421,14 @@ func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post 
 					}
 				}
 			}
-			binVVI(k, nb, R, A, B)
+			vv(k, nb, R, A, B)
 		case b.uni && b.comps == 1 && !a.uni:
 			if shift && uint64(B[0]) >= uint64(nb) {
 				return generic(fr)
 			}
-			binVSI(k, nb, R, A[lo:hi][:len(R)], B[0])
+			vs(k, nb, R, A[lo:hi][:len(R)], B[0])
 		case a.uni && a.comps == 1 && !b.uni && commutes(k):
-			binVSI(k, nb, R, B[lo:hi][:len(R)], A[0])
+			vs(k, nb, R, B[lo:hi][:len(R)], A[0])
 		default:
 			return generic(fr)
 		}
@@ -432,90 +437,90 @@ func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post 
 }
 
 // binVVI is R = A k B elementwise on int carriers of nb bits (shift
-// counts already checked below nb).
-func binVVI(k byte, nb int, R, A, B []int64) {
+// counts already checked below nb), computed in T: int64, or int32 for a
+// 32-bit result, whose wrap to 32 bits the conversion back does.
+func binVVI[T int32 | int64](k byte, nb int, R, A, B []int64) {
 	switch k {
 	case '+':
 		for i := range R {
-			R[i] = A[i] + B[i]
+			R[i] = int64(T(A[i]) + T(B[i]))
 		}
 	case '-':
 		for i := range R {
-			R[i] = A[i] - B[i]
+			R[i] = int64(T(A[i]) - T(B[i]))
 		}
 	case '*':
 		for i := range R {
-			R[i] = A[i] * B[i]
+			R[i] = int64(T(A[i]) * T(B[i]))
 		}
 	case '&':
 		for i := range R {
-			R[i] = A[i] & B[i]
+			R[i] = int64(T(A[i]) & T(B[i]))
 		}
 	case '|':
 		for i := range R {
-			R[i] = A[i] | B[i]
+			R[i] = int64(T(A[i]) | T(B[i]))
 		}
 	case '^':
 		for i := range R {
-			R[i] = A[i] ^ B[i]
+			R[i] = int64(T(A[i]) ^ T(B[i]))
 		}
 	case 'l':
 		for i := range R {
-			R[i] = A[i] << uint64(B[i]&63)
+			R[i] = int64(T(A[i]) << uint64(B[i]&63))
 		}
 	case 'r':
 		m := zextMask(nb)
 		for i := range R {
-			R[i] = int64(uint64(A[i]) & m >> uint64(B[i]&63))
+			R[i] = int64(T(uint64(A[i]) & m >> uint64(B[i]&63)))
 		}
 	case 's':
 		for i := range R {
-			R[i] = A[i] >> uint64(B[i]&63)
+			R[i] = int64(T(A[i]) >> uint64(B[i]&63))
 		}
 	}
 }
 
 // binVSI is binVVI with one value s for B.
-func binVSI(k byte, nb int, R, A []int64, s int64) {
+func binVSI[T int32 | int64](k byte, nb int, R, A []int64, s int64) {
+	t, c := T(s), uint64(s&63)
 	switch k {
 	case '+':
 		for i := range R {
-			R[i] = A[i] + s
+			R[i] = int64(T(A[i]) + t)
 		}
 	case '-':
 		for i := range R {
-			R[i] = A[i] - s
+			R[i] = int64(T(A[i]) - t)
 		}
 	case '*':
 		for i := range R {
-			R[i] = A[i] * s
+			R[i] = int64(T(A[i]) * t)
 		}
 	case '&':
 		for i := range R {
-			R[i] = A[i] & s
+			R[i] = int64(T(A[i]) & t)
 		}
 	case '|':
 		for i := range R {
-			R[i] = A[i] | s
+			R[i] = int64(T(A[i]) | t)
 		}
 	case '^':
 		for i := range R {
-			R[i] = A[i] ^ s
+			R[i] = int64(T(A[i]) ^ t)
 		}
 	case 'l':
-		c := uint64(s & 63)
 		for i := range R {
-			R[i] = A[i] << c
+			R[i] = int64(T(A[i]) << c)
 		}
 	case 'r':
-		m, c := zextMask(nb), uint64(s&63)
+		m := zextMask(nb)
 		for i := range R {
-			R[i] = int64(uint64(A[i]) & m >> c)
+			R[i] = int64(T(uint64(A[i]) & m >> c))
 		}
 	case 's':
-		c := uint64(s & 63)
 		for i := range R {
-			R[i] = A[i] >> c
+			R[i] = int64(T(A[i]) >> c)
 		}
 	}
 }
