@@ -157,3 +157,43 @@ func (g *gatherIdx) at(l int) (int64, bool) {
 	// keeps a slicing mistake from ever reading past the buffer.
 	return off, off >= 0 && off <= g.limit
 }
+
+// gather1 is the fast form of a load through a uniform rank-1 view at one
+// varying index, of any element type (gatherN and fastLoad take f32): an
+// extent test and the codec per lane, with no index vector built and no
+// general offset computation. nil where it does not apply; the generic
+// form runs where a lane is out of its extent (it reports the lane), the
+// view does not lie wholly in its bound bytes, or its blocks are a batch's
+// workgroup copies (gstride).
+func gather1(a *access, r *slot, generic instr) instr {
+	if noFuse || !a.v.uni || len(a.idx) != 1 || a.idx[0].uni || r.uni {
+		return nil
+	}
+	size, isFloat := int64(a.cd.size), a.cd.isFloat
+	loadF, loadI := a.cd.loadF, a.cd.loadI
+	return func(fr *frame) error {
+		v := &fr.V[a.v.idx][0]
+		if v.mem == nil || v.gstride != 0 || !v.fits(int(size)) {
+			return generic(fr)
+		}
+		ix := fr.I[a.idx[0].idx]
+		dim, st, base, mem := uint64(v.dims[0]), v.strides[0]*size, v.base, v.mem
+		full := fr.dense()
+		for l := fr.lo; l < fr.hi; l++ {
+			if !full && !fr.mask[l] {
+				continue
+			}
+			i := ix[l]
+			if uint64(i) >= dim {
+				return generic(fr)
+			}
+			off := base + i*st
+			if isFloat {
+				fr.F[r.idx][l] = loadF(mem[off:])
+			} else {
+				fr.I[r.idx][l] = loadI(mem[off:])
+			}
+		}
+		return nil
+	}
+}

@@ -706,6 +706,9 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		if fast := gatherN(a, r, generic); fast != nil && !atomic {
 			return fast, nil
 		}
+		if fast := gather1(a, r, generic); fast != nil && !atomic {
+			return fast, nil
+		}
 		return generic, nil
 	}
 	x, err := c.operand(b, op.Operands[0], nil)
