@@ -223,3 +223,62 @@ func TestBF16LoadExhaustive(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorReduceLanes: vector.reduce of varying vectors, combined
+// component by component over the lanes: an i8 sum that wraps, an i8
+// signed maximum and an f32 sum, each lane against Go.
+func TestVectorReduceLanes(t *testing.T) {
+	src := `kernel.def export("k") @k(%n: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 40 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%n: index, %x: buffer, %f: buffer, %o: buffer, %p: buffer) {
+  %z = index.constant 0 : offset
+  %c4 = index.constant 4 : index
+  %i = kernel.workitem.id<x> : index
+  %j = index.mul %i, %c4 : index
+  %xv = buffer.view %x[%z] : buffer -> view<160xi8>
+  %fv = buffer.view %f[%z] : buffer -> view<160xf32>
+  %ov = buffer.view %o[%z] : buffer -> view<80xi8>
+  %pv = buffer.view %p[%z] : buffer -> view<40xf32>
+  %v = vector.load %xv[%j] : view<160xi8> -> vector<4xi8>
+  %w = vector.load %fv[%j] : view<160xf32> -> vector<4xf32>
+  %zero = scalar.constant 100 : i8
+  %low = scalar.constant -128 : i8
+  %fz = scalar.constant 0.5 : f32
+  %s = vector.reduce<addi> %v, %zero : vector<4xi8>, i8
+  %m = vector.reduce<maxsi> %v, %low : vector<4xi8>, i8
+  %fs = vector.reduce<addf> %w, %fz : vector<4xf32>, f32
+  %c1 = index.constant 1 : index
+  %c2 = index.constant 2 : index
+  %k = index.mul %i, %c2 : index
+  %k1 = index.add %k, %c1 : index
+  view.store %s, %ov[%k] : i8, view<80xi8>
+  view.store %m, %ov[%k1] : i8, view<80xi8>
+  view.store %fs, %pv[%i] : f32, view<40xf32>
+  kernel.return
+}
+`
+	r := compileRun(t, parseSrc(t, src), "k", Options{})
+	w := opsWords(160)
+	x, f := make([]byte, 160), make([]float32, 160)
+	for i := range x {
+		x[i] = byte(w[i])
+		f[i] = float32(w[i]) / (1 << 20)
+	}
+	o, p := make([]byte, 80), make([]byte, 160)
+	r.run(wl(40), idx(40), buf(x), buf(f32bytes(f)), buf(o), buf(p))
+	got := bytesF32(p)
+	for l := range 40 {
+		sum, mx, fs := int8(100), int8(-128), float32(0.5)
+		for c := range 4 {
+			e := int8(x[4*l+c])
+			sum += e
+			mx = max(mx, e)
+			fs += f[4*l+c]
+		}
+		if int8(o[2*l]) != sum || int8(o[2*l+1]) != mx || got[l] != fs {
+			t.Fatalf("lane %d: sum %d max %d f32 %v, want %d %d %v", l, int8(o[2*l]), int8(o[2*l+1]), got[l], sum, mx, fs)
+		}
+	}
+}

@@ -538,9 +538,56 @@ func (c *compiler) vecReduce(b *block, op *loom.Op) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// f32 and f64 sums, the common reduction, add without a call per
+	// element.
+	addF32 := op.Param == "addf" && cb.isFloat && cb.rnd.kind == fF32
+	addF64 := op.Param == "addf" && cb.isFloat && cb.rnd.kind == fF64
 	return func(fr *frame) error {
 		L := fr.L
 		w := width(fr, r)
+		if !v.uni && !r.uni && w == L && r.idx != v.idx {
+			// Component by component over all lanes: each lane still
+			// combines its components in order, and the loads run along
+			// the register instead of L elements apart.
+			if cb.isFloat {
+				R, in := fr.F[r.idx][:L], fr.F[init.idx]
+				if init.uni {
+					fill(R, in[0])
+				} else {
+					copy(R, in[:L])
+				}
+				for i := range v.comps {
+					V := fr.F[v.idx][i*L : (i+1)*L]
+					switch {
+					case addF32:
+						for l, x := range V {
+							R[l] = float64(float32(R[l] + x))
+						}
+					case addF64:
+						for l, x := range V {
+							R[l] += x
+						}
+					default:
+						for l, x := range V {
+							R[l] = cb.ff(R[l], x)
+						}
+					}
+				}
+				return nil
+			}
+			R, in := fr.I[r.idx][:L], fr.I[init.idx]
+			if init.uni {
+				fill(R, in[0])
+			} else {
+				copy(R, in[:L])
+			}
+			for i := range v.comps {
+				for l, x := range fr.I[v.idx][i*L : (i+1)*L] {
+					R[l] = cb.fi(R[l], x)
+				}
+			}
+			return nil
+		}
 		for l := range w {
 			vi := func(i int) int {
 				if v.uni {
@@ -712,23 +759,30 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 			}
 			if run {
 				if v, off, ok := a.run(fr, l, extras[0], extras[n-1], int64(n)*size); ok {
-					mem := v.mem[off:]
-					for i := range n {
-						at := i*L + l
-						switch {
-						case store && val.uni:
-							at = i
-						case !store && r.uni:
-							at = i
-						}
-						switch {
-						case store && a.cd.isFloat:
+					// Component i of the register is at at0 + i·st.
+					at0, st, reg := l, L, val
+					if !store {
+						reg = r
+					}
+					if reg.uni {
+						at0, st = 0, 1
+					}
+					mem := v.mem[off : off+int64(n)*size]
+					switch {
+					case store && a.cd.isFloat:
+						for i, at := 0, at0; i < n; i, at = i+1, at+st {
 							a.cd.storeF(mem[int64(i)*size:], fr.F[val.idx][at])
-						case store:
+						}
+					case store:
+						for i, at := 0, at0; i < n; i, at = i+1, at+st {
 							a.cd.storeI(mem[int64(i)*size:], fr.I[val.idx][at])
-						case a.cd.isFloat:
+						}
+					case a.cd.isFloat:
+						for i, at := 0, at0; i < n; i, at = i+1, at+st {
 							fr.F[r.idx][at] = a.cd.loadF(mem[int64(i)*size:])
-						default:
+						}
+					default:
+						for i, at := 0, at0; i < n; i, at = i+1, at+st {
 							fr.I[r.idx][at] = a.cd.loadI(mem[int64(i)*size:])
 						}
 					}
