@@ -182,6 +182,30 @@ func unI(op *loom.Op, r, a *slot, f func(x int64) int64, post postI) instr {
 	}
 }
 
+// movI is unI for the identity (casts that keep the value): a copy, then
+// the result type's wrap or range check.
+func movI(op *loom.Op, r, a *slot, post postI) instr {
+	return func(fr *frame) error {
+		lo, hi := fr.span(r)
+		R := fr.I[r.idx][lo:hi]
+		copy(R, fr.ints(a, !r.uni, 0)[lo:hi])
+		return post.applyAt(fr, op, r, R, lo)
+	}
+}
+
+// zextI is unI for zext(v, n): the low n bits, then the result's fix-up.
+func zextI(op *loom.Op, r, a *slot, n int, post postI) instr {
+	m := zextMask(n)
+	return func(fr *frame) error {
+		lo, hi := fr.span(r)
+		A, R := fr.ints(a, !r.uni, 0)[lo:hi], fr.I[r.idx][lo:hi]
+		for i := range R {
+			R[i] = int64(uint64(A[i]) & m)
+		}
+		return post.applyAt(fr, op, r, R, lo)
+	}
+}
+
 // terI: r = f(a, b, c).
 func terI(op *loom.Op, r, a, b, c *slot, f func(x, y, z int64) int64, post postI) instr {
 	return func(fr *frame) error {
