@@ -282,3 +282,61 @@ func TestVectorReduceLanes(t *testing.T) {
 		}
 	}
 }
+
+// vecGatherSrc loads vector<4xi32> at element l·SCALE of a rank-1 view of
+// n elements laid out LAYOUT apart, one invocation per lane l < m.
+const vecGatherSrc = `kernel.def export("k") @k(%m: index) {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 16 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%m: index, %n: index, %x: buffer, %o: buffer) {
+  %z = index.constant 0 : offset
+  %c4 = index.constant 4 : index
+  %l = kernel.workitem.id<x> : index
+  %in = index.cmp ult, %l, %m : index
+  scf.if %in {
+    %lay = encoding.layout.strided [LAYOUT] : encoding<layout>
+    %xv = buffer.view %x[%z] : buffer -> view<[%n]xi32, %lay>
+    %ov = buffer.view %o[%z] : buffer -> view<64xi32>
+    %sc = index.constant SCALE : index
+    %e = index.mul %l, %sc : index
+    %v = vector.load %xv[%e] : view<[%n]xi32, %lay> -> vector<4xi32>
+    %j = index.mul %l, %c4 : index
+    vector.store %v, %ov[%j] : vector<4xi32>, view<64xi32>
+  }
+  kernel.return
+}
+`
+
+// TestVectorGatherStrided: vector loads through a rank-1 view whose
+// elements are 3 apart read elements l … l+3 of the view, and a view
+// longer than its buffer reports the lane whose vector crosses the
+// buffer's end instead of reading past it.
+func TestVectorGatherStrided(t *testing.T) {
+	src := func(layout, scale string) *loom.Module {
+		return parseSrc(t, strings.NewReplacer("LAYOUT", layout, "SCALE", scale).Replace(vecGatherSrc))
+	}
+	r := compileRun(t, src("3", "1"), "k", Options{})
+	x := make([]int32, 48)
+	for i := range x {
+		x[i] = int32(1000 + i)
+	}
+	out := make([]byte, 256)
+	r.run(wl(13), idx(13), idx(16), buf(i32bytes(x)), buf(out))
+	got := bytesI32(out)
+	for l := range 13 {
+		for k := range 4 {
+			if want := x[3*(l+k)]; got[4*l+k] != want {
+				t.Fatalf("lane %d element %d: %d, want %d", l, k, got[4*l+k], want)
+			}
+		}
+	}
+
+	// Lane 13 reads elements 39 … 42 of a 40-element buffer.
+	r = compileRun(t, src("1", "3"), "k", Options{})
+	short := i32bytes(x[:40]) // the view says 64 elements
+	err := r.k.Run(r.launch(16), []Arg{idx(16), idx(64), buf(short), buf(make([]byte, 256))})
+	if !errors.Is(err, ErrOutOfBounds) {
+		t.Fatalf("vector past the buffer's end: %v, want an out-of-bounds trap", err)
+	}
+}

@@ -751,7 +751,7 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 	// sanitizer's checked mode and masked forms keep the element loop).
 	run := len(shape) == 1 && n > 1 && mask == nil && !checked
 	size := int64(a.cd.size)
-	return func(fr *frame) error {
+	generic := func(fr *frame) error {
 		L := fr.L
 		for l := range L {
 			if !fr.mask[l] {
@@ -835,5 +835,49 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 			}
 		}
 		return nil
-	}, nil
+	}
+	if !store && len(shape) == 1 && mask == nil && !checked && !r.uni && a.v.uni && len(a.idx) == 1 && !a.idx[0].uni {
+		return vecGather1(a, r, n, generic), nil
+	}
+	return generic, nil
+}
+
+// vecGather1 is a vector load of n elements through a uniform rank-1 view
+// at one varying index: one extent test per lane (i … i+n−1 inside the
+// view) and the codec per element, with no offsets through the general
+// path; generic runs where a lane is outside the extent (it reports the
+// lane), the view does not lie wholly in its bound bytes, or its blocks
+// are a batch's workgroup copies.
+func vecGather1(a *access, r *slot, n int, generic instr) instr {
+	size := int64(a.cd.size)
+	return func(fr *frame) error {
+		v := &fr.V[a.v.idx][0]
+		if v.mem == nil || v.gstride != 0 || !v.fits(int(size)) {
+			return generic(fr)
+		}
+		L, ix := fr.L, fr.I[a.idx[0].idx]
+		dim, st, base, mem := v.dims[0], v.strides[0]*size, v.base, v.mem
+		last := int64(n - 1)
+		full := fr.dense()
+		for l := fr.lo; l < fr.hi; l++ {
+			if !full && !fr.mask[l] {
+				continue
+			}
+			i := ix[l]
+			if i < 0 || i > dim-1-last {
+				return generic(fr)
+			}
+			off := base + i*st
+			if a.cd.isFloat {
+				for k, at := 0, l; k < n; k, at = k+1, at+L {
+					fr.F[r.idx][at] = a.cd.loadF(mem[off+int64(k)*st:])
+				}
+			} else {
+				for k, at := 0, l; k < n; k, at = k+1, at+L {
+					fr.I[r.idx][at] = a.cd.loadI(mem[off+int64(k)*st:])
+				}
+			}
+		}
+		return nil
+	}
 }
