@@ -158,40 +158,41 @@ func (g *gatherIdx) at(l int) (int64, bool) {
 	return off, off >= 0 && off <= g.limit
 }
 
-// gather1 is the fast form of a load through a uniform rank-1 view at one
-// varying index, of any element type (gatherN and fastLoad take f32): an
-// extent test and the codec per lane, with no index vector built and no
-// general offset computation. nil where it does not apply; the generic
-// form runs where a lane is out of its extent (it reports the lane), the
-// view does not lie wholly in its bound bytes, or its blocks are a batch's
-// workgroup copies (gstride).
-func gather1(a *access, r *slot, generic instr) instr {
-	if noFuse || !a.v.uni || len(a.idx) != 1 || a.idx[0].uni || r.uni {
-		return nil
-	}
-	size, isFloat := int64(a.cd.size), a.cd.isFloat
-	loadF, loadI := a.cd.loadF, a.cd.loadI
+// vecGather1 is a load of n elements (a scalar: n = 1) through a uniform
+// rank-1 view at one varying index into a varying result, of any element
+// type (gatherN and fastLoad take f32): one extent test per lane (i …
+// i+n−1 inside the view) and the codec per element, with no offsets through
+// the general path. generic runs where a lane is outside the extent (it
+// reports the lane), the view does not lie wholly in its bound bytes, or
+// its blocks are a batch's workgroup copies (gstride).
+func vecGather1(a *access, r *slot, n int, generic instr) instr {
+	size := int64(a.cd.size)
 	return func(fr *frame) error {
 		v := &fr.V[a.v.idx][0]
 		if v.mem == nil || v.gstride != 0 || !v.fits(int(size)) {
 			return generic(fr)
 		}
-		ix := fr.I[a.idx[0].idx]
-		dim, st, base, mem := uint64(v.dims[0]), v.strides[0]*size, v.base, v.mem
+		L, ix := fr.L, fr.I[a.idx[0].idx]
+		dim, st, base, mem := v.dims[0], v.strides[0]*size, v.base, v.mem
+		last := int64(n - 1)
 		full := fr.dense()
 		for l := fr.lo; l < fr.hi; l++ {
 			if !full && !fr.mask[l] {
 				continue
 			}
 			i := ix[l]
-			if uint64(i) >= dim {
+			if i < 0 || i > dim-1-last {
 				return generic(fr)
 			}
 			off := base + i*st
-			if isFloat {
-				fr.F[r.idx][l] = loadF(mem[off:])
+			if a.cd.isFloat {
+				for k, at := 0, l; k < n; k, at = k+1, at+L {
+					fr.F[r.idx][at] = a.cd.loadF(mem[off+int64(k)*st:])
+				}
 			} else {
-				fr.I[r.idx][l] = loadI(mem[off:])
+				for k, at := 0, l; k < n; k, at = k+1, at+L {
+					fr.I[r.idx][at] = a.cd.loadI(mem[off+int64(k)*st:])
+				}
 			}
 		}
 		return nil
