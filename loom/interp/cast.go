@@ -34,7 +34,7 @@ func (c *compiler) cast(b *block, op *loom.Op, name string, x *slot) (instr, err
 		if fb == 1 {
 			return unI(op, r, x, func(v int64) int64 { return -(v & 1) }, post), nil
 		}
-		return movI(op, r, x, post), nil
+		return c.movI(op, r, x, post), nil
 	case "extui":
 		if x.kind != kInt || r.kind != kInt {
 			break
@@ -44,7 +44,7 @@ func (c *compiler) cast(b *block, op *loom.Op, name string, x *slot) (instr, err
 		if x.kind != kInt || r.kind != kInt {
 			break
 		}
-		return movI(op, r, x, post), nil
+		return c.movI(op, r, x, post), nil
 	case "sitofp", "uitofp":
 		if x.kind != kInt || r.kind != kFloat {
 			break
@@ -113,7 +113,7 @@ func (c *compiler) bitcast(op *loom.Op, r, x *slot) (instr, error) {
 	nb := fromBits
 	switch {
 	case x.kind == kInt && r.kind == kInt:
-		return movI(op, r, x, c.postFor(r.typ)), nil
+		return c.movI(op, r, x, c.postFor(r.typ)), nil
 	case x.kind == kInt && r.kind == kFloat:
 		f, err := floatFormat(op.Pos, r.typ)
 		if err != nil {
@@ -163,18 +163,18 @@ func (c *compiler) indexCast(op *loom.Op, r, x *slot) (instr, error) {
 	switch to.Kind {
 	case loom.TypeIndex:
 		if from.Kind == loom.TypeOffset {
-			return movI(op, r, x, c.nonNegative(post, "offset → index")), nil
+			return c.movI(op, r, x, c.nonNegative(post, "offset → index")), nil
 		}
-		return movI(op, r, x, post), nil
+		return c.movI(op, r, x, post), nil
 	case loom.TypeOffset:
 		switch {
 		case from.Kind == loom.TypeInt && from.Bits < 64:
 			return zextI(op, r, x, fb, post), nil
 		default:
-			return movI(op, r, x, c.nonNegative(post, "negative value to offset")), nil
+			return c.movI(op, r, x, c.nonNegative(post, "negative value to offset")), nil
 		}
 	case loom.TypeInt:
-		return movI(op, r, x, post), nil
+		return c.movI(op, r, x, post), nil
 	}
 	return nil, compileErr(op.Pos, ErrInvalid, "index.cast to %s", to)
 }

@@ -11,13 +11,56 @@ import (
 type codec struct {
 	size    int
 	isFloat bool
-	loadI   func(b []byte) int64
-	storeI  func(b []byte, v int64)
-	loadF   func(b []byte) float64
-	storeF  func(b []byte, v float64)
+	// enc names the encodings lane loops decode inline (encOther: call
+	// loadI or loadF).
+	enc    elemEnc
+	loadI  func(b []byte) int64
+	storeI func(b []byte, v int64)
+	loadF  func(b []byte) float64
+	storeF func(b []byte, v float64)
 }
 
 var le = binary.LittleEndian
+
+// elemEnc is an element encoding that lane loops decode without calling
+// the codec.
+type elemEnc uint8
+
+const (
+	encOther elemEnc = iota
+	encI8            // i8, sign-extended
+	encI16           // i16, sign-extended
+	encI32           // i32, sign-extended
+	encF32
+	encF16
+	encBF16
+)
+
+// decodeF16 is fmtF16.decode with normal and subnormal values computed
+// directly: a normal half is an f32 with the exponent rebiased (15 → 127)
+// and the mantissa moved up 13 bits; a subnormal is mant·2⁻²⁴.
+func decodeF16(h uint16) float64 {
+	switch h & 0x7c00 {
+	case 0x7c00: // infinities and NaNs
+		return fmtF16.decode(uint64(h))
+	case 0:
+		v := float64(h&0x3ff) * 0x1p-24
+		if h&0x8000 != 0 {
+			v = -v
+		}
+		return v
+	}
+	return float64(math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h&0x7fff)+(127-15)<<10)<<13))
+}
+
+// decodeBF16 is fmtBF16.decode with finite values widened by a shift (a
+// bf16 is the top half of an f32).
+func decodeBF16(h uint16) float64 {
+	if h&0x7f80 == 0x7f80 {
+		return fmtBF16.decode(uint64(h))
+	}
+	return float64(math.Float32frombits(uint32(h) << 16))
+}
 
 // floatFormat returns the rounding format of a float type.
 func floatFormat(pos loom.Pos, t *loom.Type) (ffmt, error) {
@@ -120,21 +163,19 @@ func (c *compiler) codecFor(pos loom.Pos, t *loom.Type) (codec, error) {
 		cd := codec{size: size, isFloat: true}
 		switch {
 		case f.kind == fF32:
+			cd.enc = encF32
 			cd.loadF = func(b []byte) float64 { return float64(math.Float32frombits(le.Uint32(b))) }
 			cd.storeF = func(b []byte, v float64) { le.PutUint32(b, math.Float32bits(float32(v))) }
 		case f.kind == fF64:
 			cd.loadF = func(b []byte) float64 { return math.Float64frombits(le.Uint64(b)) }
 			cd.storeF = func(b []byte, v float64) { le.PutUint64(b, math.Float64bits(v)) }
 		case t.Name == "bf16":
-			// bf16 is f32's top half: finite values widen by a shift;
-			// infinities and NaNs keep the general decoding.
-			cd.loadF = func(b []byte) float64 {
-				h := le.Uint16(b)
-				if h&0x7f80 == 0x7f80 {
-					return f.m.decode(uint64(h))
-				}
-				return float64(math.Float32frombits(uint32(h) << 16))
-			}
+			cd.enc = encBF16
+			cd.loadF = func(b []byte) float64 { return decodeBF16(le.Uint16(b)) }
+			cd.storeF = func(b []byte, v float64) { le.PutUint16(b, uint16(f.m.encode(v))) }
+		case t.Name == "f16":
+			cd.enc = encF16
+			cd.loadF = func(b []byte) float64 { return decodeF16(le.Uint16(b)) }
 			cd.storeF = func(b []byte, v float64) { le.PutUint16(b, uint16(f.m.encode(v))) }
 		case size == 2:
 			cd.loadF = func(b []byte) float64 { return f.m.decode(uint64(le.Uint16(b))) }
@@ -155,16 +196,19 @@ func (c *compiler) codecFor(pos loom.Pos, t *loom.Type) (codec, error) {
 			cd.loadI = func(b []byte) int64 { return int64(b[0] & 1) }
 			cd.storeI = func(b []byte, v int64) { b[0] = byte(v & 1) }
 		} else {
+			cd.enc = encI8
 			cd.loadI = func(b []byte) int64 { return int64(int8(b[0])) }
 			cd.storeI = func(b []byte, v int64) { b[0] = byte(v) }
 		}
 	case 2:
+		cd.enc = encI16
 		cd.loadI = func(b []byte) int64 { return int64(int16(le.Uint16(b))) }
 		cd.storeI = func(b []byte, v int64) { le.PutUint16(b, uint16(v)) }
 	case 4:
 		if unsigned {
 			cd.loadI = func(b []byte) int64 { return int64(le.Uint32(b)) }
 		} else {
+			cd.enc = encI32
 			cd.loadI = func(b []byte) int64 { return int64(int32(le.Uint32(b))) }
 		}
 		cd.storeI = func(b []byte, v int64) { le.PutUint32(b, uint32(v)) }

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"math"
+
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -63,34 +65,71 @@ func (p postI) applyAt(fr *frame, op *loom.Op, r *slot, R []int64, off int) erro
 	case p.wrap == 32:
 		// One sign-extending move per element; the shift pair of the
 		// general case costs several where the count is not a constant.
-		for i, v := range R {
-			R[i] = int64(int32(v))
-		}
+		wrapTo[int32](R, R)
 	case p.wrap == 16:
-		for i, v := range R {
-			R[i] = int64(int16(v))
-		}
+		wrapTo[int16](R, R)
 	case p.wrap == 8:
-		for i, v := range R {
-			R[i] = int64(int8(v))
-		}
+		wrapTo[int8](R, R)
 	case p.wrap > 0:
 		s := uint(64 - p.wrap)
 		for i, v := range R {
 			R[i] = v << s >> s
 		}
 	case p.ranged:
-		lo, hi := p.lo, p.hi
+		// One unsigned comparison an element finds whether any lies
+		// outside [lo, hi]; only then does the lane-by-lane pass run.
+		lo, span := p.lo, uint64(p.hi-p.lo)
 		for i, v := range R {
-			if v < lo || v > hi {
-				if fr.elemActive(r, i+off) {
-					return newTrap(op, fr.laneOf(r, i+off), p.class, "%s %d does not fit the %d-bit carrier", p.what, v, carrierBits(lo, hi))
-				}
-				R[i] = 0
+			if uint64(v-lo) > span {
+				return p.outside(fr, op, r, R[i:], off+i)
 			}
 		}
 	}
 	return nil
+}
+
+// outside is applyAt's range check from the first element of R that lies
+// outside the carrier: an active lane's traps, an inactive lane's is
+// zeroed (its value is never read).
+func (p postI) outside(fr *frame, op *loom.Op, r *slot, R []int64, off int) error {
+	for i, v := range R {
+		if v < p.lo || v > p.hi {
+			if fr.elemActive(r, i+off) {
+				return newTrap(op, fr.laneOf(r, i+off), p.class, "%s %d does not fit the %d-bit carrier", p.what, v, carrierBits(p.lo, p.hi))
+			}
+			R[i] = 0
+		}
+	}
+	return nil
+}
+
+// wrapTo sets R to A's elements wrapped to T's width (sign-extended).
+func wrapTo[T int8 | int16 | int32](R, A []int64) {
+	A = A[:len(R)]
+	for i, v := range A {
+		R[i] = int64(T(v))
+	}
+}
+
+// bounds is the range every value of a register p fixes up lies in: its
+// carrier's, or its width's as a sign-extended int (i1 holds 0 and 1).
+func (p postI) bounds() (lo, hi int64) {
+	switch {
+	case p.wrap == 1:
+		return 0, 1
+	case p.wrap > 0:
+		return -1 << (p.wrap - 1), 1<<(p.wrap-1) - 1
+	case p.ranged:
+		return p.lo, p.hi
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// keeps reports whether p leaves every value in [lo, hi] as it is, so an
+// instruction whose results all lie there needs no fix-up.
+func (p postI) keeps(lo, hi int64) bool {
+	plo, phi := p.bounds()
+	return lo >= plo && hi <= phi
 }
 
 // carrierBits is the width of a carrier holding [lo, hi]: a signed one
@@ -182,20 +221,41 @@ func unI(op *loom.Op, r, a *slot, f func(x int64) int64, post postI) instr {
 	}
 }
 
-// movI is unI for the identity (casts that keep the value): a copy, then
-// the result type's wrap or range check.
-func movI(op *loom.Op, r, a *slot, post postI) instr {
+// movI is unI for the identity (casts that keep the value): the result
+// type's wrap or range check as the elements are copied, or a plain copy
+// where every value of a's type passes it.
+func (c *compiler) movI(op *loom.Op, r, a *slot, post postI) instr {
+	if post.keeps(c.postFor(a.typ).bounds()) {
+		post = postI{}
+	}
+	var wrap func(R, A []int64)
+	switch post.wrap {
+	case 32:
+		wrap = wrapTo[int32]
+	case 16:
+		wrap = wrapTo[int16]
+	case 8:
+		wrap = wrapTo[int8]
+	}
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)
-		R := fr.I[r.idx][lo:hi]
-		copy(R, fr.ints(a, !r.uni, 0)[lo:hi])
+		R, A := fr.I[r.idx][lo:hi], fr.ints(a, !r.uni, 0)[lo:hi]
+		if wrap != nil {
+			wrap(R, A)
+			return nil
+		}
+		copy(R, A)
 		return post.applyAt(fr, op, r, R, lo)
 	}
 }
 
-// zextI is unI for zext(v, n): the low n bits, then the result's fix-up.
+// zextI is unI for zext(v, n): the low n bits, then the result's fix-up
+// where some n-bit value would need one.
 func zextI(op *loom.Op, r, a *slot, n int, post postI) instr {
 	m := zextMask(n)
+	if n < 64 && post.keeps(0, int64(m)) {
+		post = postI{}
+	}
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)
 		A, R := fr.ints(a, !r.uni, 0)[lo:hi], fr.I[r.idx][lo:hi]

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -201,25 +202,36 @@ func bytesInt(b []byte, bits uint) []int64 {
 	return out
 }
 
-// TestBF16LoadExhaustive: the bf16 load's shift path decodes every bit
-// pattern as the general minifloat decoding does (NaNs as NaNs).
-func TestBF16LoadExhaustive(t *testing.T) {
-	ty := &loom.Type{Kind: loom.TypeFloat, Name: "bf16", Bits: 16}
-	f, err := floatFormat(loom.Pos{}, ty)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &compiler{k: &Kernel{}}
-	cd, err := c.codecFor(loom.Pos{}, ty)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [2]byte
-	for h := range 1 << 16 {
-		binary.LittleEndian.PutUint16(b[:], uint16(h))
-		got, want := cd.loadF(b[:]), f.m.decode(uint64(h))
-		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
-			t.Fatalf("bf16 %#04x: %v, want %v", h, got, want)
+// TestHalfLoadExhaustive: the f16 and bf16 loads' direct decodings
+// (codec and lane loops) give every bit pattern the value the general
+// minifloat decoding does (NaNs as NaNs).
+func TestHalfLoadExhaustive(t *testing.T) {
+	for _, name := range []string{"f16", "bf16"} {
+		ty := &loom.Type{Kind: loom.TypeFloat, Name: name, Bits: 16}
+		f, err := floatFormat(loom.Pos{}, ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &compiler{k: &Kernel{}}
+		cd, err := c.codecFor(loom.Pos{}, ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := make([]byte, 2<<16)
+		offs := make([]int64, 1<<16)
+		for h := range 1 << 16 {
+			binary.LittleEndian.PutUint16(mem[2*h:], uint16(h))
+			offs[h] = int64(2 * h)
+		}
+		lanes := make([]float64, 1<<16)
+		loadLanesF(&cd, lanes, mem, offs, 0)
+		for h := range 1 << 16 {
+			want := f.m.decode(uint64(h))
+			for _, got := range []float64{cd.loadF(mem[2*h:]), lanes[h]} {
+				if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+					t.Fatalf("%s %#04x: %v, want %v", name, h, got, want)
+				}
+			}
 		}
 	}
 }
@@ -338,5 +350,212 @@ func TestVectorGatherStrided(t *testing.T) {
 	err := r.k.Run(r.launch(16), []Arg{idx(16), idx(64), buf(short), buf(make([]byte, 256))})
 	if !errors.Is(err, ErrOutOfBounds) {
 		t.Fatalf("vector past the buffer's end: %v, want an out-of-bounds trap", err)
+	}
+}
+
+// gatherEncSrc loads a vector<2xT> at element 2l and a T at element l of
+// rank-1 views on every lane l with l mod 3 ≠ 1 (a mask that is not a
+// range; the other lanes' indices lie 1000 elements further, outside the
+// views), and stores both unchanged and the scalar widened to W.
+const gatherEncSrc = `kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 24 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%x: buffer, %o: buffer, %s: buffer, %d: buffer) {
+  %z = index.constant 0 : offset
+  %c1 = index.constant 1 : index
+  %c2 = index.constant 2 : index
+  %c3 = index.constant 3 : index
+  %l = kernel.workitem.id<x> : index
+  %m = index.rem %l, %c3 : index
+  %in = index.cmp ne, %m, %c1 : index
+  %out = index.cmp eq, %m, %c1 : index
+  %out1 = index.cast %out : i1 to index
+  %big = index.constant 1000 : index
+  %far = index.mul %out1, %big : index
+  %e0 = index.mul %l, %c2 : index
+  %e = index.add %e0, %far : index
+  %ls = index.add %l, %far : index
+  scf.if %in {
+    %xv = buffer.view %x[%z] : buffer -> view<48xT>
+    %ov = buffer.view %o[%z] : buffer -> view<48xT>
+    %sv = buffer.view %s[%z] : buffer -> view<24xT>
+    %v = vector.load %xv[%e] : view<48xT> -> vector<2xT>
+    vector.store %v, %ov[%e] : vector<2xT>, view<48xT>
+    %w = view.load %xv[%ls] : view<48xT> -> T
+    view.store %w, %sv[%l] : T, view<24xT>
+    %dv = buffer.view %d[%z] : buffer -> view<24xW>
+    %wide = WIDEN
+    view.store %wide, %dv[%l] : W, view<24xW>
+  }
+  kernel.return
+}
+`
+
+// TestGatherEncodings: loads through a rank-1 view at a varying index
+// (vecGather1, decoding inline or through the codec, whatever index the
+// inactive lanes hold) return every element type's values unchanged on the
+// active lanes of a mask with gaps, and leave the other lanes alone. The f16 and bf16 inputs hold normal,
+// subnormal, zero, negative and infinite values.
+func TestGatherEncodings(t *testing.T) {
+	halves := map[string][]uint16{
+		"f16":  {0x3c00, 0x8001, 0x03ff, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7bff, 0x0400, 0xc500},
+		"bf16": {0x3f80, 0x8001, 0x007f, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7f7f, 0x0080, 0xc0a0},
+	}
+	// widen makes the scalar's 64-bit copy, which shows the value the
+	// load decoded, sign included.
+	for _, c := range []struct {
+		typ   string
+		size  int
+		widen string
+	}{
+		{"i8", 1, "scalar.extsi %w : i8 to i64"},
+		{"i16", 2, "scalar.extsi %w : i16 to i64"},
+		{"i32", 4, "scalar.extsi %w : i32 to i64"},
+		{"i64", 8, "scalar.ori %w, %w : i64"},
+		{"f16", 2, "scalar.extf %w : f16 to f64"},
+		{"bf16", 2, "scalar.extf %w : bf16 to f64"},
+		{"f32", 4, "scalar.extf %w : f32 to f64"},
+		{"f64", 8, "scalar.bitcast %w : f64 to i64"},
+	} {
+		t.Run(c.typ, func(t *testing.T) {
+			wide := "i64"
+			if strings.Contains(c.widen, "extf") {
+				wide = "f64"
+			}
+			src := strings.NewReplacer("WIDEN", c.widen, "T", c.typ, "W", wide).Replace(gatherEncSrc)
+			r := compileRun(t, parseSrc(t, src), "k", Options{})
+			x := make([]byte, 48*c.size)
+			for i := range x {
+				x[i] = byte(i*37 + 101)
+			}
+			if h := halves[c.typ]; h != nil {
+				for i := range 48 {
+					binary.LittleEndian.PutUint16(x[2*i:], h[i%len(h)])
+				}
+			}
+			if c.typ == "f32" || c.typ == "f64" {
+				for i := range 48 { // finite: the exponent's top bit clear
+					x[(i+1)*c.size-1] &= 0xbf
+				}
+			}
+			o, s, d := bytes.Repeat([]byte{0xee}, len(x)), bytes.Repeat([]byte{0xee}, len(x)/2), make([]byte, 24*8)
+			countFused = true
+			defer func() { countFused = false }()
+			before := gatherRuns.Load()
+			r.run(nil, buf(x), buf(o), buf(s), buf(d))
+			want := int64(2)
+			if c.typ == "f32" {
+				want = 1 // the scalar load takes fastLoad
+			}
+			if ran := gatherRuns.Load() - before; ran != want {
+				t.Fatalf("%d loads took vecGather1, want %d", ran, want)
+			}
+			n := c.size
+			for l := range 24 {
+				wantV, wantS := x[2*l*n:(2*l+2)*n], x[l*n:(l+1)*n]
+				if l%3 == 1 {
+					wantV, wantS = bytes.Repeat([]byte{0xee}, 2*n), bytes.Repeat([]byte{0xee}, n)
+				}
+				if got := o[2*l*n : (2*l+2)*n]; !bytes.Equal(got, wantV) {
+					t.Fatalf("lane %d vector: % x, want % x", l, got, wantV)
+				}
+				if got := s[l*n : (l+1)*n]; !bytes.Equal(got, wantS) {
+					t.Fatalf("lane %d scalar: % x, want % x", l, got, wantS)
+				}
+				if l%3 == 1 {
+					continue
+				}
+				if got, want := binary.LittleEndian.Uint64(d[8*l:]), widen(c.typ, wantS); got != want {
+					t.Fatalf("lane %d widened: %#x, want %#x", l, got, want)
+				}
+			}
+		})
+	}
+}
+
+// widen is the 64-bit pattern of the i64 or f64 holding the value of the
+// little-endian element b of type typ (f64 as its bits).
+func widen(typ string, b []byte) uint64 {
+	var u uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	switch typ {
+	case "i8", "i16", "i32":
+		s := 64 - 8*len(b)
+		return uint64(int64(u<<s) >> s)
+	case "f16":
+		return math.Float64bits(fmtF16.decode(u))
+	case "bf16":
+		return math.Float64bits(float64(math.Float32frombits(uint32(u) << 16)))
+	case "f32":
+		return math.Float64bits(float64(math.Float32frombits(uint32(u))))
+	}
+	return u
+}
+
+// carrierEdgeSrc adds l² to p + p2 (up) and subtracts it from q (down) on
+// the first m lanes l (l² is no affine function of the lane, so the
+// varying op checks its carrier itself), then casts up to i32, to i64 and
+// to i1.
+const carrierEdgeSrc = `kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 8 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%m: index, %p: index, %p2: index, %q: index, %o: buffer, %b: buffer) {
+  %z = index.constant 0 : offset
+  %l = kernel.workitem.id<x> : index
+  %in = index.cmp ult, %l, %m : index
+  scf.if %in {
+    %h = index.add %p, %p2 : index
+    %sq = index.mul %l, %l : index
+    %up = index.add %h, %sq : index
+    %down = index.sub %q, %sq : index
+    %w = index.cast %up : index to i32
+    %w64 = scalar.extsi %w : i32 to i64
+    %ov = buffer.view %o[%z] : buffer -> view<8xi64>
+    view.store %w64, %ov[%l] : i64, view<8xi64>
+    %w1 = scalar.trunci %w : i32 to i1
+    %bv = buffer.view %b[%z] : buffer -> view<8xi1>
+    view.store %w1, %bv[%l] : i1, view<8xi1>
+  }
+  kernel.return
+}
+`
+
+// TestIndexCarrierEdges: a 32-bit index carrier holds [-2^31, 2^32 − 1]
+// and no more in varying lanes: 2^32 − 1 passes and 2^32 traps going up,
+// −2^31 passes and −2^31 − 1 traps going down; an index above 2^31 − 1
+// cast to i32 wraps to a negative value, and i32 to i1 keeps the low bit.
+func TestIndexCarrierEdges(t *testing.T) {
+	r := compileRun(t, parseSrc(t, carrierEdgeSrc), "k", Options{})
+	o, b := make([]byte, 64), make([]byte, 8)
+	// p + p2 = 2^32 − 10, so lane 3 reaches 2^32 − 1; q − 9 = −2^31.
+	p, q := int64(1<<31-5), int64(-1<<31+9)
+	run := func(p2, q int64) error {
+		return r.k.Run(r.launch(), []Arg{idx(4), idx(p), idx(p2), idx(q), buf(o), buf(b)})
+	}
+	if err := run(p, q); err != nil {
+		t.Fatal(err)
+	}
+	for l := range 4 {
+		v := int64(binary.LittleEndian.Uint64(o[8*l:]))
+		if want := int64(-10 + l*l); v != want || b[l] != byte(want&1) {
+			t.Fatalf("lane %d: i64 %d, i1 %d; want %d, %d", l, v, b[l], want, want&1)
+		}
+	}
+	for _, c := range []struct {
+		p2, q int64
+		op    string
+		val   string
+	}{
+		{p + 1, q, "index.add", "index value 4294967296 does not fit"},
+		{p, q - 1, "index.sub", "index value -2147483649 does not fit"},
+	} {
+		err := run(c.p2, c.q)
+		if !errors.Is(err, ErrOverflow) || !strings.Contains(err.Error(), c.op) || !strings.Contains(err.Error(), c.val) || !strings.Contains(err.Error(), "workitem (3,0,0)") {
+			t.Fatalf("p2 %d, q %d: %v; want an overflow trap in %s on lane 3: %s", c.p2, c.q, err, c.op, c.val)
+		}
 	}
 }

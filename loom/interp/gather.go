@@ -161,8 +161,8 @@ func (g *gatherIdx) at(l int) (int64, bool) {
 // vecGather1 is a load of n elements (a scalar: n = 1) through a uniform
 // rank-1 view at one varying index into a varying result, of any element
 // type (gatherN and fastLoad take f32): one extent test per lane (i …
-// i+n−1 inside the view) and the codec per element, with no offsets through
-// the general path. generic runs where a lane is outside the extent (it
+// i+n−1 inside the view), then the elements decoded inline for the common
+// types (loadLanesI, loadLanesF), with no offsets through the general path. generic runs where a lane is outside the extent (it
 // reports the lane), the view does not lie wholly in its bound bytes, or
 // its blocks are a batch's workgroup copies (gstride).
 func vecGather1(a *access, r *slot, n int, generic instr) instr {
@@ -173,28 +173,97 @@ func vecGather1(a *access, r *slot, n int, generic instr) instr {
 			return generic(fr)
 		}
 		L, ix := fr.L, fr.I[a.idx[0].idx]
-		dim, st, base, mem := v.dims[0], v.strides[0]*size, v.base, v.mem
+		dim, st, base := v.dims[0], v.strides[0]*size, v.base
 		last := int64(n - 1)
+		// First each lane's byte offset (-1: not active), so that no lane
+		// is written before every one is known to be inside the extent;
+		// then the elements, one row of lanes at a time.
+		lo, hi := fr.lo, fr.hi
+		offs := fr.scrI[0][lo:hi]
 		full := fr.dense()
-		for l := fr.lo; l < fr.hi; l++ {
-			if !full && !fr.mask[l] {
+		for j := range offs {
+			if !full && !fr.mask[lo+j] {
+				offs[j] = -1
 				continue
 			}
-			i := ix[l]
+			i := ix[lo+j]
 			if i < 0 || i > dim-1-last {
 				return generic(fr)
 			}
-			off := base + i*st
+			offs[j] = base + i*st
+		}
+		for k := range int64(n) {
+			at := int(k)*L + lo
 			if a.cd.isFloat {
-				for k, at := 0, l; k < n; k, at = k+1, at+L {
-					fr.F[r.idx][at] = a.cd.loadF(mem[off+int64(k)*st:])
-				}
+				loadLanesF(&a.cd, fr.F[r.idx][at:at+len(offs)], v.mem, offs, k*st)
 			} else {
-				for k, at := 0, l; k < n; k, at = k+1, at+L {
-					fr.I[r.idx][at] = a.cd.loadI(mem[off+int64(k)*st:])
-				}
+				loadLanesI(&a.cd, fr.I[r.idx][at:at+len(offs)], v.mem, offs, k*st)
 			}
 		}
-		return nil
+		return gathered()
+	}
+}
+
+// loadLanesI sets dst[j] to the element at byte offs[j]+add of mem for
+// each lane j with an offset (offs[j] >= 0), decoding the common encodings
+// inline.
+func loadLanesI(cd *codec, dst []int64, mem []byte, offs []int64, add int64) {
+	dst = dst[:len(offs)]
+	switch cd.enc {
+	case encI8:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = int64(int8(mem[o+add]))
+			}
+		}
+	case encI16:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = int64(int16(le.Uint16(mem[o+add:])))
+			}
+		}
+	case encI32:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = int64(int32(le.Uint32(mem[o+add:])))
+			}
+		}
+	default:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = cd.loadI(mem[o+add:])
+			}
+		}
+	}
+}
+
+// loadLanesF is loadLanesI for float elements.
+func loadLanesF(cd *codec, dst []float64, mem []byte, offs []int64, add int64) {
+	dst = dst[:len(offs)]
+	switch cd.enc {
+	case encF32:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = float64(math.Float32frombits(le.Uint32(mem[o+add:])))
+			}
+		}
+	case encF16:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = decodeF16(le.Uint16(mem[o+add:]))
+			}
+		}
+	case encBF16:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = decodeBF16(le.Uint16(mem[o+add:]))
+			}
+		}
+	default:
+		for j, o := range offs {
+			if o >= 0 {
+				dst[j] = cd.loadF(mem[o+add:])
+			}
+		}
 	}
 }
