@@ -96,7 +96,12 @@ func (c *compiler) cast(b *block, op *loom.Op, name string, x *slot) (instr, err
 		if err != nil {
 			return nil, err
 		}
-		return unF(r, x, func(v float64) float64 { return v }, rnd), nil
+		// Every f8, f16, bf16 and f32 value is an f32 and an f64 value as
+		// well: widening into those copies.
+		if (to.Name == "f32" || to.Name == "f64") && from.Bits < to.Bits {
+			rnd = ffmt{kind: fF64}
+		}
+		return movF(r, x, rnd), nil
 	case "bitcast":
 		return c.bitcast(op, r, x)
 	case "cast":

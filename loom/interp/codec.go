@@ -109,9 +109,7 @@ func (f ffmt) round(x float64) float64 {
 func (f ffmt) roundAll(r []float64) {
 	switch f.kind {
 	case fF32:
-		for i, x := range r {
-			r[i] = float64(float32(x))
-		}
+		round32(r)
 	case fMini:
 		for i, x := range r {
 			r[i] = f.m.round(x)

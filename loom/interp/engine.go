@@ -322,6 +322,18 @@ func unF(r, a *slot, f func(x float64) float64, rnd ffmt) instr {
 	}
 }
 
+// movF is unF for the identity (float casts): a copy, rounded to the
+// result's format.
+func movF(r, a *slot, rnd ffmt) instr {
+	return func(fr *frame) error {
+		lo, hi := fr.span(r)
+		R := fr.F[r.idx][lo:hi]
+		copy(R, fr.floats(a, !r.uni, 0)[lo:hi])
+		rnd.roundAll(R)
+		return nil
+	}
+}
+
 func terF(r, a, b, c *slot, f func(x, y, z float64) float64, rnd ffmt) instr {
 	return func(fr *frame) error {
 		v := !r.uni

@@ -356,16 +356,20 @@ func TestVectorGatherStrided(t *testing.T) {
 // gatherEncSrc loads a vector<2xT> at element 2l and a T at element l of
 // rank-1 views on every lane l with l mod 3 ≠ 1 (a mask that is not a
 // range; the other lanes' indices lie 1000 elements further, outside the
-// views), and stores both unchanged and the scalar widened to W.
+// views), and stores both unchanged and the scalar widened to W. It loads
+// the same vector again through a view of its own on each lane, and
+// elements 2 and 3 through the shared view at a uniform index (both read
+// as one run), and adds element 1 of each, widened to W.
 const gatherEncSrc = `kernel.def export("k") @k() {
   %c1 = index.constant 1 : index
   %wg = index.constant 24 : index
   kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
-} launch(%x: buffer, %o: buffer, %s: buffer, %d: buffer) {
+} launch(%x: buffer, %o: buffer, %s: buffer, %d: buffer, %rb: buffer, %hb: buffer, %d2: buffer) {
   %z = index.constant 0 : offset
   %c1 = index.constant 1 : index
   %c2 = index.constant 2 : index
   %c3 = index.constant 3 : index
+  %size = index.constant SIZE : index
   %l = kernel.workitem.id<x> : index
   %m = index.rem %l, %c3 : index
   %in = index.cmp ne, %m, %c1 : index
@@ -385,8 +389,25 @@ const gatherEncSrc = `kernel.def export("k") @k() {
     %w = view.load %xv[%ls] : view<48xT> -> T
     view.store %w, %sv[%l] : T, view<24xT>
     %dv = buffer.view %d[%z] : buffer -> view<24xW>
+    %dv2 = buffer.view %d2[%z] : buffer -> view<24xW>
     %wide = WIDEN
     view.store %wide, %dv[%l] : W, view<24xW>
+    %eb = index.mul %e0, %size : index
+    %eo = index.cast %eb : index to offset
+    %xl = buffer.view %x[%eo] : buffer -> view<2xT>
+    %c0 = index.constant 0 : index
+    %run = vector.load %xl[%c0] : view<2xT> -> vector<2xT>
+    %rv = buffer.view %rb[%z] : buffer -> view<48xT>
+    vector.store %run, %rv[%e0] : vector<2xT>, view<48xT>
+    %head = vector.load %xv[%c2] : view<48xT> -> vector<2xT>
+    %hv = buffer.view %hb[%z] : buffer -> view<2xT>
+    vector.store %head, %hv[%c0] : vector<2xT>, view<2xT>
+    %r1 = vector.extract %run[1] : vector<2xT> -> T
+    %h1 = vector.extract %head[1] : vector<2xT> -> T
+    %rw = WIDEN_R1
+    %hw = WIDEN_H1
+    %sum = ADDW %rw, %hw : W
+    view.store %sum, %dv2[%l] : W, view<24xW>
   }
   kernel.return
 }
@@ -423,7 +444,12 @@ func TestGatherEncodings(t *testing.T) {
 			if strings.Contains(c.widen, "extf") {
 				wide = "f64"
 			}
-			src := strings.NewReplacer("WIDEN", c.widen, "T", c.typ, "W", wide).Replace(gatherEncSrc)
+			add := "scalar.addi"
+			if wide == "f64" {
+				add = "scalar.addf"
+			}
+			src := strings.NewReplacer("WIDEN_R1", strings.ReplaceAll(c.widen, "%w", "%r1"), "WIDEN_H1", strings.ReplaceAll(c.widen, "%w", "%h1"),
+				"WIDEN", c.widen, "ADDW", add, "T", c.typ, "W", wide, "SIZE", fmt.Sprint(c.size)).Replace(gatherEncSrc)
 			r := compileRun(t, parseSrc(t, src), "k", Options{})
 			x := make([]byte, 48*c.size)
 			for i := range x {
@@ -440,10 +466,11 @@ func TestGatherEncodings(t *testing.T) {
 				}
 			}
 			o, s, d := bytes.Repeat([]byte{0xee}, len(x)), bytes.Repeat([]byte{0xee}, len(x)/2), make([]byte, 24*8)
+			rb, hb, d2 := bytes.Repeat([]byte{0xee}, len(x)), make([]byte, 2*c.size), make([]byte, 24*8)
 			countFused = true
 			defer func() { countFused = false }()
 			before := gatherRuns.Load()
-			r.run(nil, buf(x), buf(o), buf(s), buf(d))
+			r.run(nil, buf(x), buf(o), buf(s), buf(d), buf(rb), buf(hb), buf(d2))
 			want := int64(2)
 			if c.typ == "f32" {
 				want = 1 // the scalar load takes fastLoad
@@ -452,6 +479,12 @@ func TestGatherEncodings(t *testing.T) {
 				t.Fatalf("%d loads took vecGather1, want %d", ran, want)
 			}
 			n := c.size
+			if !bytes.Equal(hb, x[2*n:4*n]) {
+				t.Fatalf("elements 2 and 3 at a uniform index: % x, want % x", hb, x[2*n:4*n])
+			}
+			if !bytes.Equal(rb, o) {
+				t.Fatalf("vectors through the lanes' own views:\n% x\nwant\n% x", rb, o)
+			}
 			for l := range 24 {
 				wantV, wantS := x[2*l*n:(2*l+2)*n], x[l*n:(l+1)*n]
 				if l%3 == 1 {
@@ -468,6 +501,10 @@ func TestGatherEncodings(t *testing.T) {
 				}
 				if got, want := binary.LittleEndian.Uint64(d[8*l:]), widen(c.typ, wantS); got != want {
 					t.Fatalf("lane %d widened: %#x, want %#x", l, got, want)
+				}
+				sum := addWide(c.typ, widen(c.typ, x[(2*l+1)*n:(2*l+2)*n]), widen(c.typ, x[3*n:4*n]))
+				if got := binary.LittleEndian.Uint64(d2[8*l:]); got != sum {
+					t.Fatalf("lane %d: sum of the runs' elements 1 widened %#x, want %#x", l, got, sum)
 				}
 			}
 		})
@@ -558,4 +595,14 @@ func TestIndexCarrierEdges(t *testing.T) {
 			t.Fatalf("p2 %d, q %d: %v; want an overflow trap in %s on lane 3: %s", c.p2, c.q, err, c.op, c.val)
 		}
 	}
+}
+
+// addWide adds two values as widen returns them: i64 sums, f64 sums, and
+// for f64 elements (carried as their bits) the i64 sum of the bits.
+func addWide(typ string, a, b uint64) uint64 {
+	switch typ {
+	case "f16", "bf16", "f32":
+		return math.Float64bits(math.Float64frombits(a) + math.Float64frombits(b))
+	}
+	return a + b
 }

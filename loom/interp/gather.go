@@ -267,3 +267,53 @@ func loadLanesF(cd *codec, dst []float64, mem []byte, offs []int64, add int64) {
 		}
 	}
 }
+
+// loadRunI sets dst[0], dst[step], … dst[(n−1)·step] to the n elements
+// lying one after another at the start of mem (a rank-1 vector read as one
+// run), decoding the common encodings inline.
+func loadRunI(cd *codec, dst []int64, step int, mem []byte, n int) {
+	size := cd.size
+	mem = mem[:n*size]
+	switch cd.enc {
+	case encI8:
+		for i, b := range mem {
+			dst[i*step] = int64(int8(b))
+		}
+	case encI16:
+		for i := range n {
+			dst[i*step] = int64(int16(le.Uint16(mem[2*i:])))
+		}
+	case encI32:
+		for i := range n {
+			dst[i*step] = int64(int32(le.Uint32(mem[4*i:])))
+		}
+	default:
+		for i := range n {
+			dst[i*step] = cd.loadI(mem[i*size:])
+		}
+	}
+}
+
+// loadRunF is loadRunI for float elements.
+func loadRunF(cd *codec, dst []float64, step int, mem []byte, n int) {
+	size := cd.size
+	mem = mem[:n*size]
+	switch cd.enc {
+	case encF32:
+		for i := range n {
+			dst[i*step] = float64(math.Float32frombits(le.Uint32(mem[4*i:])))
+		}
+	case encF16:
+		for i := range n {
+			dst[i*step] = decodeF16(le.Uint16(mem[2*i:]))
+		}
+	case encBF16:
+		for i := range n {
+			dst[i*step] = decodeBF16(le.Uint16(mem[2*i:]))
+		}
+	default:
+		for i := range n {
+			dst[i*step] = cd.loadF(mem[i*size:])
+		}
+	}
+}

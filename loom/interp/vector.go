@@ -778,13 +778,9 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 							a.cd.storeI(mem[int64(i)*size:], fr.I[val.idx][at])
 						}
 					case a.cd.isFloat:
-						for i, at := 0, at0; i < n; i, at = i+1, at+st {
-							fr.F[r.idx][at] = a.cd.loadF(mem[int64(i)*size:])
-						}
+						loadRunF(&a.cd, fr.F[r.idx][at0:], st, mem, n)
 					default:
-						for i, at := 0, at0; i < n; i, at = i+1, at+st {
-							fr.I[r.idx][at] = a.cd.loadI(mem[int64(i)*size:])
-						}
+						loadRunI(&a.cd, fr.I[r.idx][at0:], st, mem, n)
 					}
 					if !store && r.uni {
 						return nil
