@@ -208,62 +208,40 @@ func vecGather1(a *access, r *slot, n int, generic instr) instr {
 // each lane j with an offset (offs[j] >= 0), decoding the common encodings
 // inline.
 func loadLanesI(cd *codec, dst []int64, mem []byte, offs []int64, add int64) {
-	dst = dst[:len(offs)]
 	switch cd.enc {
 	case encI8:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = int64(int8(mem[o+add]))
-			}
-		}
+		decodeLanes(dst, mem, offs, add, func(b []byte) int64 { return int64(int8(b[0])) })
 	case encI16:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = int64(int16(le.Uint16(mem[o+add:])))
-			}
-		}
+		decodeLanes(dst, mem, offs, add, func(b []byte) int64 { return int64(int16(le.Uint16(b))) })
 	case encI32:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = int64(int32(le.Uint32(mem[o+add:])))
-			}
-		}
+		decodeLanes(dst, mem, offs, add, func(b []byte) int64 { return int64(int32(le.Uint32(b))) })
 	default:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = cd.loadI(mem[o+add:])
-			}
-		}
+		decodeLanes(dst, mem, offs, add, cd.loadI)
 	}
 }
 
 // loadLanesF is loadLanesI for float elements.
 func loadLanesF(cd *codec, dst []float64, mem []byte, offs []int64, add int64) {
-	dst = dst[:len(offs)]
 	switch cd.enc {
 	case encF32:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = float64(math.Float32frombits(le.Uint32(mem[o+add:])))
-			}
-		}
+		decodeLanes(dst, mem, offs, add, func(b []byte) float64 { return float64(math.Float32frombits(le.Uint32(b))) })
 	case encF16:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = decodeF16(le.Uint16(mem[o+add:]))
-			}
-		}
+		decodeLanes(dst, mem, offs, add, func(b []byte) float64 { return decodeF16(le.Uint16(b)) })
 	case encBF16:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = decodeBF16(le.Uint16(mem[o+add:]))
-			}
-		}
+		decodeLanes(dst, mem, offs, add, func(b []byte) float64 { return decodeBF16(le.Uint16(b)) })
 	default:
-		for j, o := range offs {
-			if o >= 0 {
-				dst[j] = cd.loadF(mem[o+add:])
-			}
+		decodeLanes(dst, mem, offs, add, cd.loadF)
+	}
+}
+
+// decodeLanes is the loop of loadLanesI and loadLanesF. It is small enough
+// to be inlined at each call, where dec, a function literal there, is
+// inlined in turn: no call per element.
+func decodeLanes[T int64 | float64](dst []T, mem []byte, offs []int64, add int64, dec func([]byte) T) {
+	dst = dst[:len(offs)]
+	for j, o := range offs {
+		if o >= 0 {
+			dst[j] = dec(mem[o+add:])
 		}
 	}
 }
@@ -272,48 +250,37 @@ func loadLanesF(cd *codec, dst []float64, mem []byte, offs []int64, add int64) {
 // lying one after another at the start of mem (a rank-1 vector read as one
 // run), decoding the common encodings inline.
 func loadRunI(cd *codec, dst []int64, step int, mem []byte, n int) {
-	size := cd.size
-	mem = mem[:n*size]
 	switch cd.enc {
 	case encI8:
-		for i, b := range mem {
-			dst[i*step] = int64(int8(b))
-		}
+		decodeRun(dst, step, mem, n, 1, func(b []byte) int64 { return int64(int8(b[0])) })
 	case encI16:
-		for i := range n {
-			dst[i*step] = int64(int16(le.Uint16(mem[2*i:])))
-		}
+		decodeRun(dst, step, mem, n, 2, func(b []byte) int64 { return int64(int16(le.Uint16(b))) })
 	case encI32:
-		for i := range n {
-			dst[i*step] = int64(int32(le.Uint32(mem[4*i:])))
-		}
+		decodeRun(dst, step, mem, n, 4, func(b []byte) int64 { return int64(int32(le.Uint32(b))) })
 	default:
-		for i := range n {
-			dst[i*step] = cd.loadI(mem[i*size:])
-		}
+		decodeRun(dst, step, mem, n, cd.size, cd.loadI)
 	}
 }
 
 // loadRunF is loadRunI for float elements.
 func loadRunF(cd *codec, dst []float64, step int, mem []byte, n int) {
-	size := cd.size
-	mem = mem[:n*size]
 	switch cd.enc {
 	case encF32:
-		for i := range n {
-			dst[i*step] = float64(math.Float32frombits(le.Uint32(mem[4*i:])))
-		}
+		decodeRun(dst, step, mem, n, 4, func(b []byte) float64 { return float64(math.Float32frombits(le.Uint32(b))) })
 	case encF16:
-		for i := range n {
-			dst[i*step] = decodeF16(le.Uint16(mem[2*i:]))
-		}
+		decodeRun(dst, step, mem, n, 2, func(b []byte) float64 { return decodeF16(le.Uint16(b)) })
 	case encBF16:
-		for i := range n {
-			dst[i*step] = decodeBF16(le.Uint16(mem[2*i:]))
-		}
+		decodeRun(dst, step, mem, n, 2, func(b []byte) float64 { return decodeBF16(le.Uint16(b)) })
 	default:
-		for i := range n {
-			dst[i*step] = cd.loadF(mem[i*size:])
-		}
+		decodeRun(dst, step, mem, n, cd.size, cd.loadF)
+	}
+}
+
+// decodeRun is the loop of loadRunI and loadRunF (inlined as decodeLanes
+// is), for elements of size bytes.
+func decodeRun[T int64 | float64](dst []T, step int, mem []byte, n, size int, dec func([]byte) T) {
+	mem = mem[:n*size]
+	for i := range n {
+		dst[i*step] = dec(mem[i*size:])
 	}
 }
