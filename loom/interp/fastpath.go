@@ -76,6 +76,7 @@ func fastBinF(name string, r, a, b *slot, rnd ffmt) instr {
 // float64 carries more than twice f32's precision, so +, -, *, / round as
 // f32 arithmetic would).
 func binVV32(op byte, R, A, B []float64) {
+	A, B = A[:len(R)], B[:len(R)] // one bounds check, not one an element
 	if hasFMA && len(R) >= 8 {
 		// Exact (or, for /, correctly rounded) in float64, then one
 		// vector rounding pass: scalar float32(x) conversions merge into
@@ -105,6 +106,7 @@ func binVV32(op byte, R, A, B []float64) {
 }
 
 func binVV64(op byte, R, A, B []float64) {
+	A, B = A[:len(R)], B[:len(R)]
 	switch op {
 	case '+':
 		for i := range R {
@@ -127,6 +129,7 @@ func binVV64(op byte, R, A, B []float64) {
 
 // binVS32 is R = A op s rounded to f32.
 func binVS32(op byte, R, A []float64, s float64) {
+	A = A[:len(R)]
 	if hasFMA && len(R) >= 8 {
 		binVS64(op, R, A, s)
 		round32(R)
@@ -153,6 +156,7 @@ func binVS32(op byte, R, A []float64, s float64) {
 }
 
 func binVS64(op byte, R, A []float64, s float64) {
+	A = A[:len(R)]
 	switch op {
 	case '+':
 		for i := range R {
@@ -440,6 +444,7 @@ func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post 
 // counts already checked below nb), computed in T: int64, or int32 for a
 // 32-bit result, whose wrap to 32 bits the conversion back does.
 func binVVI[T int32 | int64](k byte, nb int, R, A, B []int64) {
+	A, B = A[:len(R)], B[:len(R)] // one bounds check, not one an element
 	switch k {
 	case '+':
 		for i := range R {
@@ -483,6 +488,7 @@ func binVVI[T int32 | int64](k byte, nb int, R, A, B []int64) {
 
 // binVSI is binVVI with one value s for B.
 func binVSI[T int32 | int64](k byte, nb int, R, A []int64, s int64) {
+	A = A[:len(R)]
 	t, c := T(s), uint64(s&63)
 	switch k {
 	case '+':
