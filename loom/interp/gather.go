@@ -161,10 +161,11 @@ func (g *gatherIdx) at(l int) (int64, bool) {
 // vecGather1 is a load of n elements (a scalar: n = 1) through a uniform
 // rank-1 view at one varying index into a varying result, of any element
 // type (gatherN and fastLoad take f32): one extent test per lane (i …
-// i+n−1 inside the view), then the elements decoded inline for the common
-// types (loadLanesI, loadLanesF), with no offsets through the general path. generic runs where a lane is outside the extent (it
-// reports the lane), the view does not lie wholly in its bound bytes, or
-// its blocks are a batch's workgroup copies (gstride).
+// i+n−1 inside the view), then the elements, decoded inline for the common
+// types (loadLanesI, loadLanesF), with no offsets through the general
+// path. generic runs where a lane is outside the extent (it reports the
+// lane), the view does not lie wholly in its bound bytes, or its blocks
+// are a batch's workgroup copies (gstride).
 func vecGather1(a *access, r *slot, n int, generic instr) instr {
 	size := int64(a.cd.size)
 	return func(fr *frame) error {
