@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,7 +58,18 @@ const fastIntSrc = `kernel.def export("k") @k(%n: index) {
 // varying and with either one a uniform value, on operands near each
 // width's limits (shift counts in range).
 func TestFastIntOps(t *testing.T) {
-	const n = 100 // two workgroups, the second partly inactive
+	vec := hasAVX2
+	defer func() { hasAVX2 = vec }()
+	for _, hasAVX2 = range []bool{vec, false} {
+		t.Run(map[bool]string{true: "vector", false: "portable"}[hasAVX2], testFastIntOps)
+	}
+}
+
+// testFastIntOps is TestFastIntOps with the current loops.
+func testFastIntOps(t *testing.T) {
+	// Two workgroups, the second partly inactive: 39 lanes, so the
+	// vector loops of four lanes leave a tail of three.
+	const n = 103
 	ops := []struct {
 		name string
 		f    func(x, y int64, bits uint) int64
@@ -89,18 +101,20 @@ func TestFastIntOps(t *testing.T) {
 						b[i] = int64(uint64(b[i]) % uint64(bits))
 					}
 				}
-				s := wrap(-0x5A5A5A5A5A5A5A5B)
+				uniform := []int64{wrap(-0x5A5A5A5A5A5A5A5B), wrap(0x3C3C3C3C3C3C3C3D)}
 				if shift {
-					s = int64(bits) - 1
+					uniform = []int64{int64(bits) - 1, int64(bits)/2 - 3}
 				}
-				out := make([]byte, 3*n*int(bits/8))
-				r.run(wl(n), idx(n), Arg{Bits: uint64(s) & widthMask(bits)}, buf(intBytes(a, bits)), buf(intBytes(b, bits)), buf(out))
-				got := bytesInt(out, bits)
-				for i := range n {
-					want := [3]int64{wrap(op.f(a[i], b[i], bits)), wrap(op.f(a[i], s, bits)), wrap(op.f(s, b[i], bits))}
-					for k, form := range []string{"varying, varying", "varying, uniform", "uniform, varying"} {
-						if g := got[3*i+k]; g != want[k] {
-							t.Fatalf("element %d (%s): %s(%d, %d) = %d, want %d", i, form, op.name, []int64{a[i], a[i], s}[k], []int64{b[i], s, b[i]}[k], g, want[k])
+				for _, s := range uniform {
+					out := make([]byte, 3*n*int(bits/8))
+					r.run(wl(n), idx(n), Arg{Bits: uint64(s) & widthMask(bits)}, buf(intBytes(a, bits)), buf(intBytes(b, bits)), buf(out))
+					got := bytesInt(out, bits)
+					for i := range n {
+						want := [3]int64{wrap(op.f(a[i], b[i], bits)), wrap(op.f(a[i], s, bits)), wrap(op.f(s, b[i], bits))}
+						for k, form := range []string{"varying, varying", "varying, uniform", "uniform, varying"} {
+							if g := got[3*i+k]; g != want[k] {
+								t.Fatalf("element %d (%s): %s(%d, %d) = %d, want %d", i, form, op.name, []int64{a[i], a[i], s}[k], []int64{b[i], s, b[i]}[k], g, want[k])
+							}
 						}
 					}
 				}
@@ -605,4 +619,44 @@ func addWide(typ string, a, b uint64) uint64 {
 		return math.Float64bits(math.Float64frombits(a) + math.Float64frombits(b))
 	}
 	return a + b
+}
+
+// TestInt32VectorLoops: the AVX2 loops of the 32-bit int ops give what the
+// portable loops give, for every kind, both operand forms, lengths around
+// the four-lane step and operands of every sign, R aliasing A as well.
+func TestInt32VectorLoops(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 on this CPU: the portable loops are all there is")
+	}
+	w := opsWords(64)
+	for _, k := range []byte("+-*&|^lrs") {
+		shift := k == 'l' || k == 'r' || k == 's'
+		for n := range 11 {
+			a, b := make([]int64, n), make([]int64, n)
+			for i := range n {
+				a[i] = int64(int32(w[i]))
+				b[i] = int64(int32(w[32+i] * 7919))
+				if shift {
+					b[i] = int64(uint32(b[i]) % 32)
+				}
+			}
+			for _, s := range []int64{int64(int32(w[63])), 0, -1, 31} {
+				if shift && (s < 0 || s > 31) {
+					continue
+				}
+				want, got := make([]int64, n), make([]int64, n)
+				binVSI[int32](k, 32, want, a, s)
+				binVSI32(k, 32, got, a, s)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%c, %d lanes, uniform %d: %v, want %v", k, n, s, got, want)
+				}
+			}
+			want, got := make([]int64, n), slices.Clone(a)
+			binVVI[int32](k, 32, want, a, b)
+			binVVI32(k, 32, got, got, b) // in place
+			if !slices.Equal(got, want) {
+				t.Fatalf("%c, %d lanes, in place: %v, want %v", k, n, got, want)
+			}
+		}
+	}
 }

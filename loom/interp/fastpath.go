@@ -409,7 +409,7 @@ func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post 
 	// A 32-bit result wraps in the loop itself (int32 arithmetic).
 	vv, vs := binVVI[int64], binVSI[int64]
 	if post.wrap == 32 && nb == 32 {
-		vv, vs, post = binVVI[int32], binVSI[int32], postI{}
+		vv, vs, post = binVVI32, binVSI32, postI{}
 	}
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)
@@ -484,6 +484,28 @@ func binVVI[T int32 | int64](k byte, nb int, R, A, B []int64) {
 			R[i] = int64(T(A[i]) >> uint64(B[i]&63))
 		}
 	}
+}
+
+// binVVI32 is binVVI[int32], four lanes at a time with AVX2 where the CPU
+// has it.
+func binVVI32(k byte, nb int, R, A, B []int64) {
+	if f := vecI32VV[k]; hasAVX2 && f != nil && len(R) >= 4 {
+		n := len(R) &^ 3
+		f(R[:n], A[:n], B[:n])
+		R, A, B = R[n:], A[n:], B[n:]
+	}
+	binVVI[int32](k, nb, R, A, B)
+}
+
+// binVSI32 is binVSI[int32], four lanes at a time with AVX2 where the CPU
+// has it.
+func binVSI32(k byte, nb int, R, A []int64, s int64) {
+	if f := vecI32VS[k]; hasAVX2 && f != nil && len(R) >= 4 {
+		n := len(R) &^ 3
+		f(R[:n], A[:n], s)
+		R, A = R[n:], A[n:]
+	}
+	binVSI[int32](k, nb, R, A, s)
 }
 
 // binVSI is binVVI with one value s for B.

@@ -1,0 +1,93 @@
+#include "textflag.h"
+
+// Lane loops of the 32-bit int ops on registers of sign-extended values
+// (one int64 a lane): each computes the op on the low doublewords, then
+// fills every high doubleword with its low one's sign (the low doubleword
+// moved up, shifted arithmetically by 31, blended in), which is the wrap
+// to 32 bits. Four lanes an iteration, len(R)&^3 lanes in
+// all; both loads of an iteration come before its store, so R may be A or
+// B.
+
+// VV32 defines func name(R, A, B []int64): R[i] = A[i] op B[i].
+#define VV32(name, op) \
+TEXT name(SB), NOSPLIT, $0-72 \
+	MOVQ R_base+0(FP), DI \
+	MOVQ R_len+8(FP), CX \
+	MOVQ A_base+24(FP), SI \
+	MOVQ B_base+48(FP), DX \
+	SHRQ $2, CX \
+	JZ   12(PC) \
+	VMOVDQU (SI), Y0 \
+	op      (DX), Y0, Y0 \
+	VPSLLQ  $32, Y0, Y1 \
+	VPSRAD  $31, Y1, Y1 \
+	VPBLENDD $0xAA, Y1, Y0, Y0 \
+	VMOVDQU Y0, (DI) \
+	ADDQ    $32, SI \
+	ADDQ    $32, DX \
+	ADDQ    $32, DI \
+	DECQ    CX \
+	JNZ     -10(PC) \
+	VZEROUPPER \
+	RET
+
+// VS32 defines func name(R, A []int64, s int64): R[i] = A[i] op s.
+#define VS32(name, op) \
+TEXT name(SB), NOSPLIT, $0-56 \
+	MOVQ R_base+0(FP), DI \
+	MOVQ R_len+8(FP), CX \
+	MOVQ A_base+24(FP), SI \
+	VPBROADCASTD s+48(FP), Y2 \
+	SHRQ $2, CX \
+	JZ   11(PC) \
+	VMOVDQU (SI), Y0 \
+	op      Y2, Y0, Y0 \
+	VPSLLQ  $32, Y0, Y1 \
+	VPSRAD  $31, Y1, Y1 \
+	VPBLENDD $0xAA, Y1, Y0, Y0 \
+	VMOVDQU Y0, (DI) \
+	ADDQ    $32, SI \
+	ADDQ    $32, DI \
+	DECQ    CX \
+	JNZ     -9(PC) \
+	VZEROUPPER \
+	RET
+
+VV32(·addI32VV, VPADDD)
+VV32(·subI32VV, VPSUBD)
+VV32(·mulI32VV, VPMULLD)
+VV32(·andI32VV, VPAND)
+VV32(·orI32VV, VPOR)
+VV32(·xorI32VV, VPXOR)
+VV32(·shlI32VV, VPSLLVD)
+VV32(·shrI32VV, VPSRLVD)
+VV32(·sarI32VV, VPSRAVD)
+
+VS32(·addI32VS, VPADDD)
+VS32(·subI32VS, VPSUBD)
+VS32(·mulI32VS, VPMULLD)
+VS32(·andI32VS, VPAND)
+VS32(·orI32VS, VPOR)
+VS32(·xorI32VS, VPXOR)
+VS32(·shlI32VS, VPSLLVD)
+VS32(·shrI32VS, VPSRLVD)
+VS32(·sarI32VS, VPSRAVD)
+
+// func cpuHasAVX2() bool: CPUID leaf 7 reports AVX2 (the OS's saving of
+// the YMM registers is cpuHasFMA's test).
+TEXT ·cpuHasAVX2(SB), NOSPLIT, $0-1
+	XORL AX, AX
+	CPUID
+	CMPL AX, $7
+	JB   no2
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x20, BX
+	JZ   no2
+	MOVB $1, ret+0(FP)
+	RET
+
+no2:
+	MOVB $0, ret+0(FP)
+	RET
