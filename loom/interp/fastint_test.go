@@ -660,3 +660,52 @@ func TestInt32VectorLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexRangedLoops: the index ops that check their carrier as they go
+// compute what binVVI and binVSI compute, and report every element inside
+// the carrier exactly when it is (with AVX2, for the kinds it has; without,
+// they never claim it), for lengths around the four-lane step and an
+// element just outside either bound in the vector part and in the tail.
+func TestIndexRangedLoops(t *testing.T) {
+	const lo, hi = -1 << 31, 1<<32 - 1 // a 32-bit index carrier
+	vec := hasAVX2
+	defer func() { hasAVX2 = vec }()
+	for _, hasAVX2 = range []bool{vec, false} {
+		for _, k := range []byte("+-&|^*") {
+			for n := range 11 {
+				for bad := -1; bad < n; bad++ { // bad: the element pushed out, -1 none
+					a, b := make([]int64, n), make([]int64, n)
+					for i := range n {
+						a[i], b[i] = int64(i)*1000003-5000, int64(i%3)*77
+					}
+					s := int64(12)
+					if bad >= 0 {
+						switch k {
+						case '-':
+							a[bad] = lo
+						case '&':
+							a[bad], b[bad] = hi+1, hi+1
+						default:
+							a[bad] = hi
+						}
+					}
+					check := func(form string, got []int64, claim bool, want []int64) {
+						t.Helper()
+						if !slices.Equal(got, want) {
+							t.Fatalf("avx2=%v %c %s, %d lanes: %v, want %v", hasAVX2, k, form, n, got, want)
+						}
+						inside := inBounds(want, lo, hi)
+						if claim && !inside || hasAVX2 && vecI64VVR[k] != nil && n >= 4 && claim != inside {
+							t.Fatalf("avx2=%v %c %s, %d lanes (element %d out): claims %v, inside %v", hasAVX2, k, form, n, bad, claim, inside)
+						}
+					}
+					want, got := make([]int64, n), make([]int64, n)
+					binVVI[int64](k, 32, want, a, b)
+					check("varying", got, binVVIRanged(k, 32, got, a, b, lo, hi), want)
+					binVSI[int64](k, 32, want, a, s)
+					check("uniform", got, binVSIRanged(k, 32, got, a, s, lo, hi), want)
+				}
+			}
+		}
+	}
+}

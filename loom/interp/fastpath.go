@@ -411,10 +411,14 @@ func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post 
 	if post.wrap == 32 && nb == 32 {
 		vv, vs, post = binVVI32, binVSI32, postI{}
 	}
+	// An index result's carrier check rides along in the loops that can
+	// do it (binVVIRanged, binVSIRanged); checked says they did.
+	ranged := post.ranged && !shift
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)
 		R := fr.I[r.idx][lo:hi]
 		A, B := fr.I[a.idx], fr.I[b.idx]
+		checked := false
 		switch {
 		case a.uni == r.uni && b.uni == r.uni:
 			A, B = A[lo:hi][:len(R)], B[lo:hi][:len(R)]
@@ -425,16 +429,31 @@ func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post 
 					}
 				}
 			}
-			vv(k, nb, R, A, B)
+			if ranged {
+				checked = binVVIRanged(k, nb, R, A, B, post.lo, post.hi)
+			} else {
+				vv(k, nb, R, A, B)
+			}
 		case b.uni && b.comps == 1 && !a.uni:
 			if shift && uint64(B[0]) >= uint64(nb) {
 				return generic(fr)
 			}
-			vs(k, nb, R, A[lo:hi][:len(R)], B[0])
+			if ranged {
+				checked = binVSIRanged(k, nb, R, A[lo:hi][:len(R)], B[0], post.lo, post.hi)
+			} else {
+				vs(k, nb, R, A[lo:hi][:len(R)], B[0])
+			}
 		case a.uni && a.comps == 1 && !b.uni && commutes(k):
-			vs(k, nb, R, B[lo:hi][:len(R)], A[0])
+			if ranged {
+				checked = binVSIRanged(k, nb, R, B[lo:hi][:len(R)], A[0], post.lo, post.hi)
+			} else {
+				vs(k, nb, R, B[lo:hi][:len(R)], A[0])
+			}
 		default:
 			return generic(fr)
+		}
+		if checked {
+			return nil
 		}
 		return post.applyAt(fr, op, r, R, lo)
 	}
@@ -506,6 +525,45 @@ func binVSI32(k byte, nb int, R, A []int64, s int64) {
 		R, A = R[n:], A[n:]
 	}
 	binVSI[int32](k, nb, R, A, s)
+}
+
+// binVVIRanged is binVVI[int64] for an index result: where an AVX2 loop
+// exists for k, it checks the carrier's bounds [lo, hi] as it goes. It
+// reports whether every element is known to lie inside them; false sends
+// the caller to postI.applyAt, which finds the element and its lane.
+func binVVIRanged(k byte, nb int, R, A, B []int64, lo, hi int64) bool {
+	f := vecI64VVR[k]
+	if !hasAVX2 || f == nil || len(R) < 4 {
+		binVVI[int64](k, nb, R, A, B)
+		return false
+	}
+	n := len(R) &^ 3
+	ok := f(R[:n], A[:n], B[:n], lo, hi)
+	binVVI[int64](k, nb, R[n:], A[n:], B[n:])
+	return ok && inBounds(R[n:], lo, hi)
+}
+
+// binVSIRanged is binVVIRanged with one value s for B.
+func binVSIRanged(k byte, nb int, R, A []int64, s, lo, hi int64) bool {
+	f := vecI64VSR[k]
+	if !hasAVX2 || f == nil || len(R) < 4 {
+		binVSI[int64](k, nb, R, A, s)
+		return false
+	}
+	n := len(R) &^ 3
+	ok := f(R[:n], A[:n], s, lo, hi)
+	binVSI[int64](k, nb, R[n:], A[n:], s)
+	return ok && inBounds(R[n:], lo, hi)
+}
+
+// inBounds reports whether every element of R lies in [lo, hi].
+func inBounds(R []int64, lo, hi int64) bool {
+	for _, v := range R {
+		if v < lo || v > hi {
+			return false
+		}
+	}
+	return true
 }
 
 // binVSI is binVVI with one value s for B.

@@ -91,3 +91,79 @@ TEXT ·cpuHasAVX2(SB), NOSPLIT, $0-1
 no2:
 	MOVB $0, ret+0(FP)
 	RET
+
+// Lane loops of the index ops whose result keeps the carrier check (one
+// int64 a lane): the op on quadwords, every result compared with the
+// carrier's bounds as it is stored, and the comparisons or-ed together;
+// they return whether no element lies outside [lo, hi].
+
+// VV64R defines func name(R, A, B []int64, lo, hi int64) bool:
+// R[i] = A[i] op B[i].
+#define VV64R(name, op) \
+TEXT name(SB), NOSPLIT, $0-89 \
+	MOVQ R_base+0(FP), DI \
+	MOVQ R_len+8(FP), CX \
+	MOVQ A_base+24(FP), SI \
+	MOVQ B_base+48(FP), DX \
+	VPBROADCASTQ lo+72(FP), Y3 \
+	VPBROADCASTQ hi+80(FP), Y4 \
+	VPXOR Y5, Y5, Y5 \
+	SHRQ $2, CX \
+	JZ   13(PC) \
+	VMOVDQU (SI), Y0 \
+	op      (DX), Y0, Y0 \
+	VMOVDQU Y0, (DI) \
+	VPCMPGTQ Y4, Y0, Y1 \
+	VPOR    Y1, Y5, Y5 \
+	VPCMPGTQ Y0, Y3, Y1 \
+	VPOR    Y1, Y5, Y5 \
+	ADDQ    $32, SI \
+	ADDQ    $32, DX \
+	ADDQ    $32, DI \
+	DECQ    CX \
+	JNZ     -11(PC) \
+	VPTEST  Y5, Y5 \
+	SETEQ   ret+88(FP) \
+	VZEROUPPER \
+	RET
+
+// VS64R defines func name(R, A []int64, s, lo, hi int64) bool:
+// R[i] = A[i] op s.
+#define VS64R(name, op) \
+TEXT name(SB), NOSPLIT, $0-73 \
+	MOVQ R_base+0(FP), DI \
+	MOVQ R_len+8(FP), CX \
+	MOVQ A_base+24(FP), SI \
+	VPBROADCASTQ s+48(FP), Y2 \
+	VPBROADCASTQ lo+56(FP), Y3 \
+	VPBROADCASTQ hi+64(FP), Y4 \
+	VPXOR Y5, Y5, Y5 \
+	SHRQ $2, CX \
+	JZ   12(PC) \
+	VMOVDQU (SI), Y0 \
+	op      Y2, Y0, Y0 \
+	VMOVDQU Y0, (DI) \
+	VPCMPGTQ Y4, Y0, Y1 \
+	VPOR    Y1, Y5, Y5 \
+	VPCMPGTQ Y0, Y3, Y1 \
+	VPOR    Y1, Y5, Y5 \
+	ADDQ    $32, SI \
+	ADDQ    $32, DI \
+	DECQ    CX \
+	JNZ     -10(PC) \
+	VPTEST  Y5, Y5 \
+	SETEQ   ret+72(FP) \
+	VZEROUPPER \
+	RET
+
+VV64R(·addI64VVR, VPADDQ)
+VV64R(·subI64VVR, VPSUBQ)
+VV64R(·andI64VVR, VPAND)
+VV64R(·orI64VVR, VPOR)
+VV64R(·xorI64VVR, VPXOR)
+
+VS64R(·addI64VSR, VPADDQ)
+VS64R(·subI64VSR, VPSUBQ)
+VS64R(·andI64VSR, VPAND)
+VS64R(·orI64VSR, VPOR)
+VS64R(·xorI64VSR, VPXOR)

@@ -7,7 +7,7 @@ func cpuHasAVX2() bool
 // off to cover the portable loops too.
 var hasAVX2 = cpuHasFMA() && cpuHasAVX2()
 
-// The AVX2 lane loops of binVVI[int32] and binVSI[int32] (int32_amd64.s),
+// The AVX2 lane loops of binVVI[int32] and binVSI[int32] (intvec_amd64.s),
 // for the first len(R)&^3 elements; A and B are at least len(R) long, and
 // shift counts are below 32.
 
@@ -74,5 +74,49 @@ var (
 	vecI32VS = map[byte]func(R, A []int64, s int64){
 		'+': addI32VS, '-': subI32VS, '*': mulI32VS, '&': andI32VS, '|': orI32VS,
 		'^': xorI32VS, 'l': shlI32VS, 'r': shrI32VS, 's': sarI32VS,
+	}
+)
+
+// The AVX2 lane loops of the index ops that keep the carrier check
+// (binVVIRanged, binVSIRanged), for the first len(R)&^3 elements; each
+// reports whether every result lies in [lo, hi].
+
+//go:noescape
+func addI64VVR(R, A, B []int64, lo, hi int64) bool
+
+//go:noescape
+func subI64VVR(R, A, B []int64, lo, hi int64) bool
+
+//go:noescape
+func andI64VVR(R, A, B []int64, lo, hi int64) bool
+
+//go:noescape
+func orI64VVR(R, A, B []int64, lo, hi int64) bool
+
+//go:noescape
+func xorI64VVR(R, A, B []int64, lo, hi int64) bool
+
+//go:noescape
+func addI64VSR(R, A []int64, s, lo, hi int64) bool
+
+//go:noescape
+func subI64VSR(R, A []int64, s, lo, hi int64) bool
+
+//go:noescape
+func andI64VSR(R, A []int64, s, lo, hi int64) bool
+
+//go:noescape
+func orI64VSR(R, A []int64, s, lo, hi int64) bool
+
+//go:noescape
+func xorI64VSR(R, A []int64, s, lo, hi int64) bool
+
+// vecI64VVR and vecI64VSR are those loops by intKinds kind.
+var (
+	vecI64VVR = map[byte]func(R, A, B []int64, lo, hi int64) bool{
+		'+': addI64VVR, '-': subI64VVR, '&': andI64VVR, '|': orI64VVR, '^': xorI64VVR,
+	}
+	vecI64VSR = map[byte]func(R, A []int64, s, lo, hi int64) bool{
+		'+': addI64VSR, '-': subI64VSR, '&': andI64VSR, '|': orI64VSR, '^': xorI64VSR,
 	}
 )
