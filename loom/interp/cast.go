@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/loomgen/loomgen/loom"
 )
@@ -53,10 +54,27 @@ func (c *compiler) cast(b *block, op *loom.Op, name string, x *slot) (instr, err
 		if err != nil {
 			return nil, err
 		}
-		if name == "uitofp" {
+		// Go's conversions round once, to f32 or f64 directly; the
+		// narrower formats round an exact-or-sticky float64 (roundable).
+		unsigned := name == "uitofp"
+		switch {
+		case rnd.kind == fF32 && !unsigned:
+			return sitofp32(r, x), nil
+		case rnd.kind == fF32:
+			return i2f(r, x, func(v int64) float64 { return float64(float32(zext(v, fb))) }, ffmt{kind: fF64}), nil
+		case rnd.kind == fF64 && unsigned:
 			return i2f(r, x, func(v int64) float64 { return float64(zext(v, fb)) }, rnd), nil
+		case rnd.kind == fF64:
+			return i2f(r, x, func(v int64) float64 { return float64(v) }, rnd), nil
+		case unsigned:
+			return i2f(r, x, func(v int64) float64 { return roundable(zext(v, fb)) }, rnd), nil
 		}
-		return i2f(r, x, func(v int64) float64 { return float64(v) }, rnd), nil
+		return i2f(r, x, func(v int64) float64 {
+			if v < 0 {
+				return -roundable(-uint64(v))
+			}
+			return roundable(uint64(v))
+		}, rnd), nil
 	case "fptosi", "fptoui":
 		if x.kind != kFloat || r.kind != kInt {
 			break
@@ -193,4 +211,22 @@ func (c *compiler) nonNegative(p postI, what string) postI {
 	}
 	p.class, p.what = ErrOverflow, what+": value"
 	return p
+}
+
+// roundable returns u as a float64 that rounds to any format of at most 51
+// significant bits as u itself would: u exactly where it fits 53 bits, else
+// its top 53 bits with every bit below them or-ed into the last (rounding
+// to odd, which a second rounding to two or more bits fewer cannot tell
+// from the exact value). float64(u) there would round twice.
+func roundable(u uint64) float64 {
+	n := bits.Len64(u)
+	if n <= 53 {
+		return float64(u)
+	}
+	k := n - 53
+	w := u >> uint(k)
+	if u&(1<<uint(k)-1) != 0 {
+		w |= 1
+	}
+	return math.Ldexp(float64(w), k)
 }

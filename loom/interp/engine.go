@@ -376,6 +376,20 @@ func f2i(op *loom.Op, r, a *slot, f func(x float64) int64, post postI) instr {
 }
 
 // i2f: float r = round(f(int a)).
+// sitofp32 is i2f for scalar.sitofp to f32: Go's int64 → float32
+// conversion rounds once, as the op must, with no call an element.
+func sitofp32(r, a *slot) instr {
+	return func(fr *frame) error {
+		lo, hi := fr.span(r)
+		A, R := fr.ints(a, !r.uni, 0)[lo:hi], fr.F[r.idx][lo:hi]
+		A = A[:len(R)]
+		for i, v := range A {
+			R[i] = float64(float32(v))
+		}
+		return nil
+	}
+}
+
 func i2f(r, a *slot, f func(x int64) float64, rnd ffmt) instr {
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -704,6 +705,75 @@ func TestIndexRangedLoops(t *testing.T) {
 					check("varying", got, binVVIRanged(k, 32, got, a, b, lo, hi), want)
 					binVSI[int64](k, 32, want, a, s)
 					check("uniform", got, binVSIRanged(k, 32, got, a, s, lo, hi), want)
+				}
+			}
+		}
+	}
+}
+
+// itofpSrc converts each lane's 64-bit integer with OP to T and stores it.
+const itofpSrc = `kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 16 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%x: buffer, %o: buffer) {
+  %z = index.constant 0 : offset
+  %l = kernel.workitem.id<x> : index
+  %xv = buffer.view %x[%z] : buffer -> view<16xi64>
+  %ov = buffer.view %o[%z] : buffer -> view<16xT>
+  %v = view.load %xv[%l] : view<16xi64> -> i64
+  %f = OP %v : i64 to T
+  view.store %f, %ov[%l] : T, view<16xT>
+  kernel.return
+}
+`
+
+// TestIntToFloatRounding: sitofp and uitofp of 64-bit integers round once
+// to f32, bf16 and f16, as exact arithmetic would (math/big), including
+// values where rounding first to f64 and then to the format is wrong.
+func TestIntToFloatRounding(t *testing.T) {
+	vals := []uint64{
+		1<<60 + 1<<36 + 1, // f64 drops the 1, then f32 sees a tie
+		1<<60 + 1<<36, 1<<60 + 1<<36 - 1,
+		1<<60 + 1<<52 + 1, // the same for bf16 (8 bits)
+		1<<63 + 1<<39 + 1, // unsigned only: above the i64 range
+		1<<64 - 1, 1<<53 + 1, 65519, 65520, 3, 0,
+		0x7fff_ffff_ffff_ffff, 0x8000_0000_0000_0000, 0x9234_5678_9abc_def1, 0x0010_0000_0000_0801, 12345678901,
+	}
+	for _, c := range []struct {
+		typ  string
+		prec uint
+		max  float64 // the largest finite value
+		size int
+	}{{"f32", 24, math.MaxFloat32, 4}, {"bf16", 8, 0x1.fep127, 2}, {"f16", 11, 65504, 2}} {
+		for _, op := range []string{"scalar.sitofp", "scalar.uitofp"} {
+			r := compileRun(t, parseSrc(t, strings.NewReplacer("OP", op, "T", c.typ).Replace(itofpSrc)), "k", Options{})
+			out := make([]byte, 16*c.size)
+			in := make([]byte, 8*16)
+			for i, v := range vals {
+				binary.LittleEndian.PutUint64(in[8*i:], v)
+			}
+			r.run(nil, buf(in), buf(out))
+			for i, v := range vals {
+				exact := new(big.Float).SetPrec(0).SetUint64(v)
+				if op == "scalar.sitofp" {
+					exact = new(big.Float).SetInt64(int64(v))
+				}
+				want, _ := new(big.Float).SetPrec(c.prec).SetMode(big.ToNearestEven).Set(exact).Float64()
+				if math.Abs(want) > c.max {
+					want = math.Copysign(math.Inf(1), want)
+				}
+				var got float64
+				switch c.typ {
+				case "f32":
+					got = float64(math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:])))
+				case "bf16":
+					got = decodeBF16(binary.LittleEndian.Uint16(out[2*i:]))
+				default:
+					got = decodeF16(binary.LittleEndian.Uint16(out[2*i:]))
+				}
+				if got != want {
+					t.Errorf("%s %#x to %s: %v, want %v", op, v, c.typ, got, want)
 				}
 			}
 		}

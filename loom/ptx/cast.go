@@ -166,6 +166,15 @@ func (e *emitter) scalarCast(op *loom.Op, rest string) error {
 			e.ins("sub.rn.f32 %s, %s, 0f4B400000", out.reg, f)
 			return e.define(op, 0, e.fromF32(out, to))
 		}
+		if to.Name == "f16" || to.Name == "bf16" && e.sm >= 90 {
+			// One rounding, straight to the half (I2F.F16, I2F.BF16):
+			// through f32, an integer beyond 2^24 would round twice.
+			// sm_90 is the first with integer → bf16; before it, bf16
+			// goes through f32 (LOOM.md §11).
+			h := e.newVal(to)
+			e.ins("cvt.rn.%s.%s %s, %s", to.Name, it, h.reg, src.reg)
+			return e.define(op, 0, h)
+		}
 		e.ins("cvt.rn.%s.%s %s, %s", ct.Name, it, out.reg, src.reg)
 		return e.define(op, 0, e.fromF32(out, to))
 	case "fptosi", "fptoui":
