@@ -779,3 +779,55 @@ func TestIntToFloatRounding(t *testing.T) {
 		}
 	}
 }
+
+// TestF64NarrowingRounding: fptrunc from f64 rounds once to f32, bf16 and
+// f16 (math/big as the reference; f16's subnormals by hand), on values
+// just above a tie of the narrow format that rounding through f32 first
+// would reach exactly, from 2^-40 to 2^40.
+func TestF64NarrowingRounding(t *testing.T) {
+	var vals []float64
+	for k := -40; k <= 40; k += 7 {
+		for _, m := range []float64{1 + 0x1p-8 + 0x1p-30, 1 + 0x1p-11 + 0x1p-40, 1 + 0x1p-24 + 0x1p-50, 1.5 - 0x1p-9 - 0x1p-31} {
+			vals = append(vals, math.Ldexp(m, k), -math.Ldexp(m, k))
+		}
+	}
+	src := strings.NewReplacer("OP %v : i64", "scalar.fptrunc %v : f64", "xi64", "xf64", "-> i64", "-> f64").Replace(itofpSrc)
+	for _, c := range []struct {
+		typ  string
+		prec uint
+		max  float64
+		size int
+	}{{"f32", 24, math.MaxFloat32, 4}, {"bf16", 8, 0x1.fep127, 2}, {"f16", 11, 65504, 2}} {
+		r := compileRun(t, parseSrc(t, strings.ReplaceAll(src, "T", c.typ)), "k", Options{})
+		for at := 0; at < len(vals); at += 16 {
+			chunk := vals[at:min(at+16, len(vals))]
+			in, out := make([]byte, 8*16), make([]byte, 16*c.size)
+			for i, v := range chunk {
+				binary.LittleEndian.PutUint64(in[8*i:], math.Float64bits(v))
+			}
+			r.run(nil, buf(in), buf(out))
+			for i, v := range chunk {
+				want, _ := new(big.Float).SetPrec(c.prec).SetMode(big.ToNearestEven).SetFloat64(v).Float64()
+				if c.typ == "f16" && math.Abs(v) < 0x1p-14 {
+					// f16's subnormals are multiples of 2^-24.
+					want = math.RoundToEven(v*0x1p24) * 0x1p-24
+				}
+				if math.Abs(want) > c.max {
+					want = math.Copysign(math.Inf(1), want)
+				}
+				var got float64
+				switch c.typ {
+				case "f32":
+					got = float64(math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:])))
+				case "bf16":
+					got = decodeBF16(binary.LittleEndian.Uint16(out[2*i:]))
+				default:
+					got = decodeF16(binary.LittleEndian.Uint16(out[2*i:]))
+				}
+				if got != want {
+					t.Errorf("fptrunc %v to %s: %v, want %v", v, c.typ, got, want)
+				}
+			}
+		}
+	}
+}

@@ -242,13 +242,24 @@ func (e *emitter) floatToFloat(op *loom.Op, x *val, to *loom.Type) *val {
 		}
 		e.ins("cvt.%s.%s %s, %s", to.Name, from.Name, out.reg, x.reg)
 	default: // narrowing rounds to nearest even
-		if from.Name == "f64" && to.Name == "bf16" {
-			// No direct instruction: round to f32 with round-to-odd
-			// would be exact, but PTX lacks it; go through f32 and
-			// accept a rare double rounding.
-			w := e.newVal(f32Type)
-			e.ins("cvt.rn.f32.f64 %s, %s", w.reg, x.reg)
-			return e.fromF32(w, to)
+		if from.Name == "f64" && to.Name == "bf16" && e.sm < 90 {
+			// No direct instruction before sm_90 (F2F.BF16.F64): round to
+			// f32 toward zero and set the last bit where that was inexact
+			// (rounding to odd), which f32's 24 bits carry into bf16's
+			// round to nearest even as the exact value would. Rounding
+			// to nearest twice would be wrong where the first lands on a
+			// tie of the second.
+			w, back, p := e.newReg(cF), e.newReg(cFd), e.newReg(cPred)
+			bits, odd := e.newReg(cR), e.newReg(cR)
+			e.ins("cvt.rz.f32.f64 %s, %s", w, x.reg)
+			e.ins("cvt.f64.f32 %s, %s", back, w)
+			e.ins("setp.neu.f64 %s, %s, %s", p, back, x.reg)
+			e.ins("mov.b32 %s, %s", bits, w)
+			e.ins("or.b32 %s, %s, 1", odd, bits)
+			e.ins("selp.b32 %s, %s, %s, %s", bits, odd, bits, p)
+			r := e.newVal(f32Type)
+			e.ins("mov.b32 %s, %s", r.reg, bits)
+			return e.fromF32(r, to)
 		}
 		e.ins("cvt.rn.%s.%s %s, %s", to.Name, from.Name, out.reg, x.reg)
 	}
