@@ -740,12 +740,7 @@ func TestIntToFloatRounding(t *testing.T) {
 		1<<64 - 1, 1<<53 + 1, 65519, 65520, 3, 0,
 		0x7fff_ffff_ffff_ffff, 0x8000_0000_0000_0000, 0x9234_5678_9abc_def1, 0x0010_0000_0000_0801, 12345678901,
 	}
-	for _, c := range []struct {
-		typ  string
-		prec uint
-		max  float64 // the largest finite value
-		size int
-	}{{"f32", 24, math.MaxFloat32, 4}, {"bf16", 8, 0x1.fep127, 2}, {"f16", 11, 65504, 2}} {
+	for _, c := range narrowFormats {
 		for _, op := range []string{"scalar.sitofp", "scalar.uitofp"} {
 			r := compileRun(t, parseSrc(t, strings.NewReplacer("OP", op, "T", c.typ).Replace(itofpSrc)), "k", Options{})
 			out := make([]byte, 16*c.size)
@@ -759,20 +754,7 @@ func TestIntToFloatRounding(t *testing.T) {
 				if op == "scalar.sitofp" {
 					exact = new(big.Float).SetInt64(int64(v))
 				}
-				want, _ := new(big.Float).SetPrec(c.prec).SetMode(big.ToNearestEven).Set(exact).Float64()
-				if math.Abs(want) > c.max {
-					want = math.Copysign(math.Inf(1), want)
-				}
-				var got float64
-				switch c.typ {
-				case "f32":
-					got = float64(math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:])))
-				case "bf16":
-					got = decodeBF16(binary.LittleEndian.Uint16(out[2*i:]))
-				default:
-					got = decodeF16(binary.LittleEndian.Uint16(out[2*i:]))
-				}
-				if got != want {
+				if got, want := c.stored(out, i), c.round(exact); got != want {
 					t.Errorf("%s %#x to %s: %v, want %v", op, v, c.typ, got, want)
 				}
 			}
@@ -792,12 +774,7 @@ func TestF64NarrowingRounding(t *testing.T) {
 		}
 	}
 	src := strings.NewReplacer("OP %v : i64", "scalar.fptrunc %v : f64", "xi64", "xf64", "-> i64", "-> f64").Replace(itofpSrc)
-	for _, c := range []struct {
-		typ  string
-		prec uint
-		max  float64
-		size int
-	}{{"f32", 24, math.MaxFloat32, 4}, {"bf16", 8, 0x1.fep127, 2}, {"f16", 11, 65504, 2}} {
+	for _, c := range narrowFormats {
 		r := compileRun(t, parseSrc(t, strings.ReplaceAll(src, "T", c.typ)), "k", Options{})
 		for at := 0; at < len(vals); at += 16 {
 			chunk := vals[at:min(at+16, len(vals))]
@@ -807,27 +784,46 @@ func TestF64NarrowingRounding(t *testing.T) {
 			}
 			r.run(nil, buf(in), buf(out))
 			for i, v := range chunk {
-				want, _ := new(big.Float).SetPrec(c.prec).SetMode(big.ToNearestEven).SetFloat64(v).Float64()
+				want := c.round(new(big.Float).SetFloat64(v))
 				if c.typ == "f16" && math.Abs(v) < 0x1p-14 {
 					// f16's subnormals are multiples of 2^-24.
 					want = math.RoundToEven(v*0x1p24) * 0x1p-24
 				}
-				if math.Abs(want) > c.max {
-					want = math.Copysign(math.Inf(1), want)
-				}
-				var got float64
-				switch c.typ {
-				case "f32":
-					got = float64(math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:])))
-				case "bf16":
-					got = decodeBF16(binary.LittleEndian.Uint16(out[2*i:]))
-				default:
-					got = decodeF16(binary.LittleEndian.Uint16(out[2*i:]))
-				}
-				if got != want {
+				if got := c.stored(out, i); got != want {
 					t.Errorf("fptrunc %v to %s: %v, want %v", v, c.typ, got, want)
 				}
 			}
 		}
 	}
+}
+
+// narrowFormat is a float format the rounding tests convert to.
+type narrowFormat struct {
+	typ  string
+	prec uint    // significant bits
+	max  float64 // the largest finite value
+	size int     // bytes
+}
+
+var narrowFormats = []narrowFormat{{"f32", 24, math.MaxFloat32, 4}, {"bf16", 8, 0x1.fep127, 2}, {"f16", 11, 65504, 2}}
+
+// round is x rounded to nearest even at the format's precision, infinite
+// past its largest value (normal range only).
+func (c narrowFormat) round(x *big.Float) float64 {
+	v, _ := new(big.Float).SetPrec(c.prec).SetMode(big.ToNearestEven).Set(x).Float64()
+	if math.Abs(v) > c.max {
+		v = math.Copysign(math.Inf(1), v)
+	}
+	return v
+}
+
+// stored is element i of out, a buffer of the format's values.
+func (c narrowFormat) stored(out []byte, i int) float64 {
+	switch c.typ {
+	case "f32":
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:])))
+	case "bf16":
+		return decodeBF16(binary.LittleEndian.Uint16(out[2*i:]))
+	}
+	return decodeF16(binary.LittleEndian.Uint16(out[2*i:]))
 }
