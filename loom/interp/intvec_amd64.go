@@ -65,13 +65,14 @@ func shrI32VS(R, A []int64, s int64)
 //go:noescape
 func sarI32VS(R, A []int64, s int64)
 
-// vecI32VV and vecI32VS are those loops by intKinds kind.
+// vecI32VV and vecI32VS are those loops by intKinds kind (arrays, so
+// the lookup each run is an index, not a map probe).
 var (
-	vecI32VV = map[byte]func(R, A, B []int64){
+	vecI32VV = [256]func(R, A, B []int64){
 		'+': addI32VV, '-': subI32VV, '*': mulI32VV, '&': andI32VV, '|': orI32VV,
 		'^': xorI32VV, 'l': shlI32VV, 'r': shrI32VV, 's': sarI32VV,
 	}
-	vecI32VS = map[byte]func(R, A []int64, s int64){
+	vecI32VS = [256]func(R, A []int64, s int64){
 		'+': addI32VS, '-': subI32VS, '*': mulI32VS, '&': andI32VS, '|': orI32VS,
 		'^': xorI32VS, 'l': shlI32VS, 'r': shrI32VS, 's': sarI32VS,
 	}
@@ -113,10 +114,10 @@ func xorI64VSR(R, A []int64, s, lo, hi int64) bool
 
 // vecI64VVR and vecI64VSR are those loops by intKinds kind.
 var (
-	vecI64VVR = map[byte]func(R, A, B []int64, lo, hi int64) bool{
+	vecI64VVR = [256]func(R, A, B []int64, lo, hi int64) bool{
 		'+': addI64VVR, '-': subI64VVR, '&': andI64VVR, '|': orI64VVR, '^': xorI64VVR,
 	}
-	vecI64VSR = map[byte]func(R, A []int64, s, lo, hi int64) bool{
+	vecI64VSR = [256]func(R, A []int64, s, lo, hi int64) bool{
 		'+': addI64VSR, '-': subI64VSR, '&': andI64VSR, '|': orI64VSR, '^': xorI64VSR,
 	}
 )

@@ -7,8 +7,8 @@ var hasAVX2 = false
 
 // vecI32VV, vecI32VS, vecI64VVR and vecI64VSR hold no loops here.
 var (
-	vecI32VV  map[byte]func(R, A, B []int64)
-	vecI32VS  map[byte]func(R, A []int64, s int64)
-	vecI64VVR map[byte]func(R, A, B []int64, lo, hi int64) bool
-	vecI64VSR map[byte]func(R, A []int64, s, lo, hi int64) bool
+	vecI32VV  [256]func(R, A, B []int64)
+	vecI32VS  [256]func(R, A []int64, s int64)
+	vecI64VVR [256]func(R, A, B []int64, lo, hi int64) bool
+	vecI64VSR [256]func(R, A []int64, s, lo, hi int64) bool
 )
