@@ -184,3 +184,24 @@ func TestBindingsUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkForward times one forward pass of the main job's model (its
+// default shape) through the recorded graph on the CPU backend.
+func BenchmarkForward(b *testing.B) {
+	s, err := loomrt.Open(loomrt.Options{Backend: "cpu"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	params := newParams(defaultShape, 1)
+	m, err := newModel(s, DefaultConfig(), defaultShape, params, 1e-5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := newBatch(defaultShape, 2)
+	for b.Loop() {
+		if _, err := m.forward(x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

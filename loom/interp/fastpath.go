@@ -236,10 +236,7 @@ func fastFMA(r, a, b, c *slot, f32 bool) instr {
 				return nil
 			}
 			if sa == 1 && sb == 1 && sc == 1 {
-				A, B, C := A[:n], B[:n], C[:n]
-				for i := range R {
-					R[i] = fma32(A[i], B[i], C[i])
-				}
+				fmaVVV32(R, A, B, C)
 				return nil
 			}
 			for i := range R {
@@ -336,6 +333,21 @@ func fastCmpI(pred string, nb int, r, a, b *slot) instr {
 			}
 		}
 		return nil
+	}
+}
+
+// fmaVVV32 is R = fma32(A, B, C) with every operand varying: four lanes
+// at a time by the hardware's single-precision FMA where there is one
+// (rounding once, as fma32), the rest by fma32.
+func fmaVVV32(R, A, B, C []float64) {
+	A, B, C = A[:len(R)], B[:len(R)], C[:len(R)]
+	if hasFMA && len(R) >= 4 {
+		n := len(R) &^ 3
+		fmaVVV32AVX(R[:n], A[:n], B[:n], C[:n])
+		R, A, B, C = R[n:], A[n:], B[n:], C[n:]
+	}
+	for i := range R {
+		R[i] = fma32(A[i], B[i], C[i])
 	}
 }
 

@@ -47,6 +47,55 @@ func testFMALaneLoop(t *testing.T) {
 	}
 }
 
+// The lane loop of fmaf with every operand varying agrees with fma32 bit
+// for bit on random patterns (subnormals, infinities, NaNs), on
+// near-cancelling sums where ties hide, on the ties of testFMALaneLoop's
+// traps, on tails of 0–3 lanes past the groups of 4, and written in place
+// over its addend (the accumulator shape); both loops are run.
+func TestFMAVaryingLaneLoop(t *testing.T) {
+	vec := hasFMA
+	defer func() { hasFMA = vec }()
+	s := uint32(777)
+	next := func() float64 {
+		s ^= s << 13
+		s ^= s >> 17
+		s ^= s << 5
+		return float64(math.Float32frombits(s))
+	}
+	u := float64(float32(1 + 0x1p-12))
+	traps := [][3]float64{
+		{u, u, 0x1p-60}, {u, u, -0x1p-60}, {1e-30, 1e-30, 1e-20}, {-u, u, 0x1p-61},
+		{math.Inf(1), 0, 1}, {0x1p-130, 0x1p-10, 0}, {0x1p-100, 0x1p-40, -0x1p-140},
+	}
+	for _, n := range []int{0, 1, 3, 4, 7, 255, 1026} {
+		A, B, C := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range A {
+			A[i], B[i], C[i] = next(), next(), next()
+			switch i % 4 {
+			case 1:
+				C[i] = -float64(float32(A[i] * B[i]))
+			case 2:
+				tr := traps[i%len(traps)]
+				A[i], B[i], C[i] = tr[0], tr[1], tr[2]
+			}
+		}
+		for _, hasFMA = range []bool{vec, false} {
+			R := make([]float64, n)
+			fmaVVV32(R, A, B, C)
+			inPlace := append([]float64(nil), C...)
+			fmaVVV32(inPlace, A, B, inPlace)
+			for i := range R {
+				want := fma32(A[i], B[i], C[i])
+				for _, got := range []float64{R[i], inPlace[i]} {
+					if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+						t.Fatalf("vector=%v n=%d lane %d (%v, %v, %v): got %v, want %v", hasFMA, n, i, A[i], B[i], C[i], got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // Random bit patterns (subnormals, infinities, NaNs, wide exponent spreads)
 // through the lane loop agree with fma32, on both loops.
 func TestFMALaneLoopRandomBits(t *testing.T) {

@@ -9,6 +9,13 @@ package interp
 //go:noescape
 func fmaSVV32AVX(R, B, C []float64, x float32)
 
+// fmaVVV32AVX is fmaSVV32AVX with a varying multiplier: R[i] =
+// fmaf(A[i], B[i], C[i]) for the first len(R)&^3 lanes; R may be any of
+// the sources.
+//
+//go:noescape
+func fmaVVV32AVX(R, A, B, C []float64)
+
 // cpuHasFMA reports whether the CPU and OS support AVX and FMA3.
 func cpuHasFMA() bool
 

@@ -170,3 +170,35 @@ pfloop4:
 pfdone:
 	VZEROUPPER
 	RET
+
+// func fmaVVV32AVX(R, A, B, C []float64)
+//
+// fmaSVV32AVX with a varying multiplier: R[i] = fmaf(A[i], B[i], C[i]).
+// The three loads of an iteration come before its store, so R may be any
+// of the sources.
+TEXT ·fmaVVV32AVX(SB), NOSPLIT, $0-96
+	MOVQ R_base+0(FP), DI
+	MOVQ R_len+8(FP), CX
+	MOVQ A_base+24(FP), R8
+	MOVQ B_base+48(FP), SI
+	MOVQ C_base+72(FP), DX
+	SHRQ $2, CX
+	JZ   vdone
+
+vloop:
+	VCVTPD2PSY  (R8), X0
+	VCVTPD2PSY  (SI), X1
+	VCVTPD2PSY  (DX), X2
+	VFMADD231PS X1, X0, X2
+	VCVTPS2PD   X2, Y2
+	VMOVUPD     Y2, (DI)
+	ADDQ        $32, R8
+	ADDQ        $32, SI
+	ADDQ        $32, DX
+	ADDQ        $32, DI
+	DECQ        CX
+	JNZ         vloop
+
+vdone:
+	VZEROUPPER
+	RET

@@ -8,6 +8,8 @@ var hasFMA = false
 // fmaSVV32AVX is never called where hasFMA is false.
 func fmaSVV32AVX(R, B, C []float64, x float32) { panic("interp: no vector fma") }
 
+func fmaVVV32AVX(R, A, B, C []float64) { panic("interp: no vector fma") }
+
 func widenF32AVX(out []float64, in []float32) { panic("interp: no vector conversion") }
 
 func narrowF64AVX(out []float32, in []float64) { panic("interp: no vector conversion") }

@@ -39,25 +39,38 @@ func gatherN(a *access, r *slot, generic instr) instr {
 		}
 		out, mem := fr.F[r.idx], v.mem
 		full := fr.dense()
-		if f32, ok := asF32(mem); ok && g.n == 1 && g.base%4 == 0 {
-			// The common tile access, one varying index, over aligned
-			// little-endian memory: index float32 elements directly.
-			row, dim := g.rows[0], uint64(g.dims[0])
-			b, st, n := g.base/4, g.strd[0]/4, uint64(len(f32))
-			for l := fr.lo; l < fr.hi; l++ {
-				if !full && !fr.mask[l] {
-					continue
-				}
-				i := row[l]
-				e := b + i*st
-				if uint64(i) >= dim || uint64(e) >= n {
+		l := fr.lo
+		if f32, ok := asF32(mem); ok && g.base%4 == 0 && (g.n == 1 || g.n == 2) {
+			// The common tile accesses, one or two varying indices, over
+			// aligned little-endian memory: four lanes at a time where
+			// the CPU has AVX2, then float32 elements indexed directly.
+			var d gatherDims
+			if d, ok = g.dimsF32(len(f32)); ok && hasAVX2 && full && fr.hi-l >= 4 {
+				k := l + (fr.hi-l)&^3
+				i1 := g.rows[g.n-1][l:k]
+				if !gatherF32AVX(out[l:k], g.rows[0][l:k], i1, &f32[0], g.base/4, &d) {
 					return generic(fr)
 				}
-				out[l] = float64(f32[e])
+				l = k
 			}
-			return gathered()
+			if g.n == 1 {
+				row, dim := g.rows[0], uint64(g.dims[0])
+				b, st, n := g.base/4, g.strd[0]/4, uint64(len(f32))
+				for ; l < fr.hi; l++ {
+					if !full && !fr.mask[l] {
+						continue
+					}
+					i := row[l]
+					e := b + i*st
+					if uint64(i) >= dim || uint64(e) >= n {
+						return generic(fr)
+					}
+					out[l] = float64(f32[e])
+				}
+				return gathered()
+			}
 		}
-		for l := fr.lo; l < fr.hi; l++ {
+		for ; l < fr.hi; l++ {
 			if !full && !fr.mask[l] {
 				continue
 			}
@@ -141,6 +154,27 @@ func (g *gatherIdx) init(fr *frame, a *access, v *view) bool {
 	}
 	g.limit = int64(len(v.mem)) - 4
 	return true
+}
+
+// gatherDims are gatherF32AVX's strides and extents of its two varying
+// indices and the source's length, in elements (laid out as its assembly
+// reads them).
+type gatherDims struct {
+	st0, dim0, st1, dim1, n int64
+}
+
+// dimsF32 returns g's indices for gatherF32AVX over n f32 elements (one
+// index: the second repeats the first with stride 0); false where a
+// stride or extent does not fit its 31 bits or the base lies outside.
+func (g *gatherIdx) dimsF32(n int) (gatherDims, bool) {
+	d := gatherDims{st0: g.strd[0] / 4, dim0: g.dims[0], dim1: g.dims[0], n: int64(n)}
+	if g.n == 2 {
+		d.st1, d.dim1 = g.strd[1]/4, g.dims[1]
+	}
+	fits := func(v int64) bool { return v > -1<<31 && v < 1<<31 }
+	ok := g.strd[0]%4 == 0 && g.strd[g.n-1]%4 == 0 && fits(d.st0) && fits(d.st1) &&
+		fits(d.dim0) && fits(d.dim1) && g.base >= 0 && g.base/4 <= d.n
+	return d, ok
 }
 
 // at is lane l's byte offset; false if an index is outside its extent.

@@ -53,44 +53,153 @@ func TestGatherScatter(t *testing.T) {
 		{"varying row past its extent", 3, 0, true},
 		{"negative row", -1, 0, true},
 	}
-	for _, shift := range []int{0, 1} { // aligned source, and one off alignment
-		for _, tc := range cases {
-			t.Run(fmt.Sprintf("%s/shift %d", tc.name, shift), func(t *testing.T) {
-				var outs [2][]byte
-				var errs [2]error
-				countFused = true
-				defer func() { countFused = false }()
-				for i, generic := range []bool{false, true} {
-					noFuse = generic
-					r := compileRun(t, m, "gather2d", Options{Workers: 1})
-					noFuse = false
-					outs[i] = make([]byte, 4*32)
-					before := gatherRuns.Load()
-					in := make([]byte, 4*32+1)[shift:]
-					copy(in, f32bytes(src))
-					errs[i] = r.k.Run(r.launch(), []Arg{idx(tc.dr), idx(tc.dc), buf(in), buf(outs[i])})
-					if ran := gatherRuns.Load() - before; !generic && !tc.bad && ran != 3 || generic && ran != 0 {
-						t.Fatalf("generic=%v: %d inline loads and stores completed", generic, ran)
-					}
-				}
-				if tc.bad != (errs[0] != nil) || !errors.Is(errs[0], ErrOutOfBounds) && tc.bad {
-					t.Fatalf("error %v, want out of bounds: %v", errs[0], tc.bad)
-				}
-				if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
-					t.Fatalf("inline form: %v\ngeneric form: %v", errs[0], errs[1])
-				}
-				if !bytes.Equal(outs[0], outs[1]) {
-					t.Fatal("inline and generic forms wrote different bytes")
-				}
-				if !tc.bad {
-					got := bytesF32(outs[0])
-					for tid := range 32 {
-						if want := 2*src[tid] + src[tid%8]; got[(tid%8)*4+tid/8] != want {
-							t.Fatalf("out[%d][%d] = %v, want %v", tid%8, tid/8, got[(tid%8)*4+tid/8], want)
+	vec := hasAVX2
+	defer func() { hasAVX2 = vec }()
+	for _, hasAVX2 = range []bool{vec, false} {
+		for _, shift := range []int{0, 1} { // aligned source, and one off alignment
+			for _, tc := range cases {
+				t.Run(fmt.Sprintf("%s/shift %d/avx2 %v", tc.name, shift, hasAVX2), func(t *testing.T) {
+					var outs [2][]byte
+					var errs [2]error
+					countFused = true
+					defer func() { countFused = false }()
+					for i, generic := range []bool{false, true} {
+						noFuse = generic
+						r := compileRun(t, m, "gather2d", Options{Workers: 1})
+						noFuse = false
+						outs[i] = make([]byte, 4*32)
+						before := gatherRuns.Load()
+						in := make([]byte, 4*32+1)[shift:]
+						copy(in, f32bytes(src))
+						errs[i] = r.k.Run(r.launch(), []Arg{idx(tc.dr), idx(tc.dc), buf(in), buf(outs[i])})
+						if ran := gatherRuns.Load() - before; !generic && !tc.bad && ran != 3 || generic && ran != 0 {
+							t.Fatalf("generic=%v: %d inline loads and stores completed", generic, ran)
 						}
 					}
+					if tc.bad != (errs[0] != nil) || !errors.Is(errs[0], ErrOutOfBounds) && tc.bad {
+						t.Fatalf("error %v, want out of bounds: %v", errs[0], tc.bad)
+					}
+					if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
+						t.Fatalf("inline form: %v\ngeneric form: %v", errs[0], errs[1])
+					}
+					if !bytes.Equal(outs[0], outs[1]) {
+						t.Fatal("inline and generic forms wrote different bytes")
+					}
+					if !tc.bad {
+						got := bytesF32(outs[0])
+						for tid := range 32 {
+							if want := 2*src[tid] + src[tid%8]; got[(tid%8)*4+tid/8] != want {
+								t.Fatalf("out[%d][%d] = %v, want %v", tid%8, tid/8, got[(tid%8)*4+tid/8], want)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestGatherF32Vector: the AVX2 loop of the f32 tile loads reads what the
+// scalar formula reads, with one or two indices, and stops at the group
+// of a lane outside its extent or outside the source, in every lane
+// position, having written exactly the groups before it.
+func TestGatherF32Vector(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 on this CPU: the portable loop is all there is")
+	}
+	// Room before and after the 8×12 block, so that an index outside its
+	// extent can still land inside the source and only its own test fails.
+	src := ramp(200, 5, 1)
+	f32 := make([]float32, len(src))
+	for i, v := range src {
+		f32[i] = float32(v)
+	}
+	const lanes = 16
+	for _, two := range []bool{false, true} {
+		d := gatherDims{st0: 12, dim0: 8, dim1: 8, n: int64(len(f32))}
+		if two {
+			d.st1, d.dim1 = 1, 12
+		}
+		b := int64(24)
+		i0, i1 := make([]int64, lanes), make([]int64, lanes)
+		for l := range lanes {
+			i0[l], i1[l] = int64(l*5%8), int64(l*7%12)
+			if !two {
+				i1[l] = i0[l]
+			}
+		}
+		want := func(l int) float64 { return float64(f32[b+i0[l]*d.st0+i1[l]*d.st1]) }
+		out := make([]float64, lanes)
+		if !gatherF32AVX(out, i0, i1, &f32[0], b, &d) {
+			t.Fatalf("two=%v: in-range lanes refused", two)
+		}
+		for l := range lanes {
+			if out[l] != want(l) {
+				t.Fatalf("two=%v lane %d: %v, want %v", two, l, out[l], want(l))
+			}
+		}
+		type bad struct {
+			name string
+			set  func(l int)
+		}
+		bads := []bad{
+			{"first index -1", func(l int) { i0[l] = -1 }},
+			{"first index = dim", func(l int) { i0[l] = d.dim0 }},
+			{"first index 2^32", func(l int) { i0[l] = 1 << 32 }},
+		}
+		if two {
+			bads = append(bads,
+				bad{"second index -1", func(l int) { i1[l] = -1 }},
+				bad{"second index = dim", func(l int) { i1[l] = d.dim1 }},
+				bad{"second index -2^32", func(l int) { i1[l] = -1 << 32 }})
+		}
+		for _, bd := range bads {
+			for at := range lanes {
+				s0, s1 := i0[at], i1[at]
+				bd.set(at)
+				if !two {
+					i1[at] = i0[at]
 				}
-			})
+				out := make([]float64, lanes)
+				for l := range out {
+					out[l] = 99 // outside ramp's values
+				}
+				if gatherF32AVX(out, i0, i1, &f32[0], b, &d) {
+					t.Fatalf("two=%v %s at lane %d: accepted", two, bd.name, at)
+				}
+				for l := range lanes {
+					if wrote := out[l] != 99; wrote != (l < at&^3) {
+						t.Fatalf("two=%v %s at lane %d: lane %d written %v", two, bd.name, at, l, wrote)
+					}
+				}
+				i0[at], i1[at] = s0, s1
+			}
+		}
+		// Every index inside its extent, the element past the source.
+		short := d
+		short.n = b + 7*d.st0 + 11*d.st1
+		for l := range lanes {
+			i0[l], i1[l] = 7, 7
+			if two {
+				i1[l] = 11
+			}
+		}
+		if gatherF32AVX(out, i0, i1, &f32[0], b, &short) {
+			t.Fatalf("two=%v: element past the source accepted", two)
+		}
+		short.n++
+		if !gatherF32AVX(out, i0, i1, &f32[0], b, &short) {
+			t.Fatalf("two=%v: last element of the source refused", two)
+		}
+		// Every index inside its extent, a negative stride reaching below
+		// the source's start.
+		down := d
+		down.st0 = -12
+		if gatherF32AVX(out, i0, i1, &f32[0], 0, &down) {
+			t.Fatalf("two=%v: element before the source accepted", two)
+		}
+		if !gatherF32AVX(out, i0, i1, &f32[0], 84, &down) {
+			t.Fatalf("two=%v: negative stride inside the source refused", two)
 		}
 	}
 }

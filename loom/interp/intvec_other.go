@@ -12,3 +12,7 @@ var (
 	vecI64VVR [256]func(R, A, B []int64, lo, hi int64) bool
 	vecI64VSR [256]func(R, A []int64, s, lo, hi int64) bool
 )
+
+func gatherF32AVX(out []float64, i0, i1 []int64, src *float32, b int64, d *gatherDims) bool {
+	panic("interp: no vector gather")
+}
