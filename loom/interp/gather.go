@@ -101,7 +101,19 @@ func scatterN(a *access, x *slot, generic instr) instr {
 			step = 0
 		}
 		full := fr.dense()
-		for l := fr.lo; l < fr.hi; l++ {
+		l := fr.lo
+		if f32, ok := asF32(v.mem); ok && hasAVX2 && full && step == 1 && fr.hi-l >= 4 && g.base%4 == 0 && (g.n == 1 || g.n == 2) {
+			// Four lanes at a time, as gatherN's tile loads.
+			if d, ok := g.dimsF32(len(f32)); ok {
+				k := l + (fr.hi-l)&^3
+				i1 := g.rows[g.n-1][l:k]
+				if !scatterF32AVX(in[l:k], g.rows[0][l:k], i1, &f32[0], g.base/4, &d) {
+					return generic(fr)
+				}
+				l = k
+			}
+		}
+		for ; l < fr.hi; l++ {
 			if !full && !fr.mask[l] {
 				continue
 			}

@@ -10,3 +10,11 @@ package interp
 //
 //go:noescape
 func gatherF32AVX(out []float64, i0, i1 []int64, src *float32, b int64, d *gatherDims) bool
+
+// scatterF32AVX is the store of gatherF32AVX: dst[b + i0[l]·st0 +
+// i1[l]·st1] = float32(in[l]) for the first len(in)&^3 lanes in lane
+// order, with the same tests, returning false at the first group with a
+// lane outside, having stored the groups before it.
+//
+//go:noescape
+func scatterF32AVX(in []float64, i0, i1 []int64, dst *float32, b int64, d *gatherDims) bool

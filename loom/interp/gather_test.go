@@ -99,10 +99,11 @@ func TestGatherScatter(t *testing.T) {
 	}
 }
 
-// TestGatherF32Vector: the AVX2 loop of the f32 tile loads reads what the
-// scalar formula reads, with one or two indices, and stops at the group
-// of a lane outside its extent or outside the source, in every lane
-// position, having written exactly the groups before it.
+// TestGatherF32Vector: the AVX2 loops of the f32 tile loads and stores
+// read and write what the scalar formula does, with one or two indices,
+// and stop at the group of a lane outside its extent or outside the
+// source, in every lane position, having done exactly the groups before
+// it.
 func TestGatherF32Vector(t *testing.T) {
 	if !hasAVX2 {
 		t.Skip("no AVX2 on this CPU: the portable loop is all there is")
@@ -138,6 +139,26 @@ func TestGatherF32Vector(t *testing.T) {
 				t.Fatalf("two=%v lane %d: %v, want %v", two, l, out[l], want(l))
 			}
 		}
+		// The store: in lane order, so the last of lanes sharing an
+		// element (one index: lanes l and l+8) leaves its value.
+		vals := make([]float64, lanes)
+		for l := range vals {
+			vals[l] = float64(l) + 0.1 // rounds to f32 as the store must
+		}
+		dst, ref := make([]float32, len(f32)), make([]float32, len(f32))
+		if !scatterF32AVX(vals, i0, i1, &dst[0], b, &d) {
+			t.Fatalf("two=%v: in-range lanes refused by the store", two)
+		}
+		for l := range lanes {
+			ref[b+i0[l]*d.st0+i1[l]*d.st1] = float32(vals[l])
+		}
+		if fmt.Sprint(dst) != fmt.Sprint(ref) {
+			t.Fatalf("two=%v: stored %v\nwant %v", two, dst, ref)
+		}
+		same := make([]int64, lanes) // every lane on element b
+		if !scatterF32AVX(vals[:4], same, same, &dst[0], b, &d) || dst[b] != float32(vals[3]) {
+			t.Fatalf("two=%v: four lanes on one element left %v, want lane 3's %v", two, dst[b], float32(vals[3]))
+		}
 		type bad struct {
 			name string
 			set  func(l int)
@@ -172,6 +193,17 @@ func TestGatherF32Vector(t *testing.T) {
 						t.Fatalf("two=%v %s at lane %d: lane %d written %v", two, bd.name, at, l, wrote)
 					}
 				}
+				clear(dst)
+				clear(ref)
+				if scatterF32AVX(vals, i0, i1, &dst[0], b, &d) {
+					t.Fatalf("two=%v %s at lane %d: stored", two, bd.name, at)
+				}
+				for l := range at &^ 3 {
+					ref[b+i0[l]*d.st0+i1[l]*d.st1] = float32(vals[l])
+				}
+				if fmt.Sprint(dst) != fmt.Sprint(ref) {
+					t.Fatalf("two=%v %s at lane %d: stored %v\nwant %v", two, bd.name, at, dst, ref)
+				}
 				i0[at], i1[at] = s0, s1
 			}
 		}
@@ -187,6 +219,9 @@ func TestGatherF32Vector(t *testing.T) {
 		if gatherF32AVX(out, i0, i1, &f32[0], b, &short) {
 			t.Fatalf("two=%v: element past the source accepted", two)
 		}
+		if scatterF32AVX(vals, i0, i1, &dst[0], b, &short) {
+			t.Fatalf("two=%v: store past the destination accepted", two)
+		}
 		short.n++
 		if !gatherF32AVX(out, i0, i1, &f32[0], b, &short) {
 			t.Fatalf("two=%v: last element of the source refused", two)
@@ -197,6 +232,9 @@ func TestGatherF32Vector(t *testing.T) {
 		down.st0 = -12
 		if gatherF32AVX(out, i0, i1, &f32[0], 0, &down) {
 			t.Fatalf("two=%v: element before the source accepted", two)
+		}
+		if scatterF32AVX(vals, i0, i1, &dst[0], 0, &down) {
+			t.Fatalf("two=%v: store before the destination accepted", two)
 		}
 		if !gatherF32AVX(out, i0, i1, &f32[0], 84, &down) {
 			t.Fatalf("two=%v: negative stride inside the source refused", two)

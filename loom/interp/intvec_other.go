@@ -16,3 +16,7 @@ var (
 func gatherF32AVX(out []float64, i0, i1 []int64, src *float32, b int64, d *gatherDims) bool {
 	panic("interp: no vector gather")
 }
+
+func scatterF32AVX(in []float64, i0, i1 []int64, dst *float32, b int64, d *gatherDims) bool {
+	panic("interp: no vector scatter")
+}
