@@ -62,19 +62,8 @@ func (p postI) applyAt(fr *frame, op *loom.Op, r *slot, R []int64, off int) erro
 		for i, v := range R {
 			R[i] = v & 1
 		}
-	case p.wrap == 32:
-		// One sign-extending move per element; the shift pair of the
-		// general case costs several where the count is not a constant.
-		wrapTo[int32](R, R)
-	case p.wrap == 16:
-		wrapTo[int16](R, R)
-	case p.wrap == 8:
-		wrapTo[int8](R, R)
 	case p.wrap > 0:
-		s := uint(64 - p.wrap)
-		for i, v := range R {
-			R[i] = v << s >> s
-		}
+		wrapLanes(R, R, p.wrap)
 	case p.ranged:
 		// One unsigned comparison an element finds whether any lies
 		// outside [lo, hi]; only then does the lane-by-lane pass run.
@@ -101,6 +90,32 @@ func (p postI) outside(fr *frame, op *loom.Op, r *slot, R []int64, off int) erro
 		}
 	}
 	return nil
+}
+
+// wrapLanes sets R to A's elements wrapped to a width of 2–63 bits
+// (sign-extended): four at a time with AVX2 where the CPU has it, else one
+// sign-extending move per element for 32, 16 and 8 bits (the shift pair
+// of the other widths costs several where the count is not a constant).
+func wrapLanes(R, A []int64, bits int) {
+	A = A[:len(R)]
+	if hasAVX2 && len(R) >= 4 {
+		n := len(R) &^ 3
+		wrapAVX2(R[:n], A[:n], 1<<bits-1, 1<<(bits-1))
+		R, A = R[n:], A[n:]
+	}
+	switch bits {
+	case 32:
+		wrapTo[int32](R, A)
+	case 16:
+		wrapTo[int16](R, A)
+	case 8:
+		wrapTo[int8](R, A)
+	default:
+		s := uint(64 - bits)
+		for i, v := range A {
+			R[i] = v << s >> s
+		}
+	}
 }
 
 // wrapTo sets R to A's elements wrapped to T's width (sign-extended).
@@ -228,20 +243,11 @@ func (c *compiler) movI(op *loom.Op, r, a *slot, post postI) instr {
 	if post.keeps(c.postFor(a.typ).bounds()) {
 		post = postI{}
 	}
-	var wrap func(R, A []int64)
-	switch post.wrap {
-	case 32:
-		wrap = wrapTo[int32]
-	case 16:
-		wrap = wrapTo[int16]
-	case 8:
-		wrap = wrapTo[int8]
-	}
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)
 		R, A := fr.I[r.idx][lo:hi], fr.ints(a, !r.uni, 0)[lo:hi]
-		if wrap != nil {
-			wrap(R, A)
+		if post.wrap > 1 {
+			wrapLanes(R, A, post.wrap)
 			return nil
 		}
 		copy(R, A)

@@ -827,3 +827,32 @@ func (c narrowFormat) stored(out []byte, i int) float64 {
 	}
 	return decodeF16(binary.LittleEndian.Uint16(out[2*i:]))
 }
+
+// TestWrapLanes: the lane loop of the int wraps (AVX2 four lanes at a
+// time, the portable moves and shift pairs) agrees with wrapBits for
+// every width from 2 to 63 bits, lengths around the four-lane step,
+// values of every sign and size, in place and into another register.
+func TestWrapLanes(t *testing.T) {
+	vec := hasAVX2
+	defer func() { hasAVX2 = vec }()
+	w := opsWords(64)
+	for _, hasAVX2 = range []bool{vec, false} {
+		for bits := 2; bits < 64; bits++ {
+			for n := range 11 {
+				a := make([]int64, n)
+				for i := range a {
+					a[i] = int64(uint64(w[(i+bits)%len(w)]) * 0x9e3779b97f4a7c15)
+				}
+				r := make([]int64, n)
+				wrapLanes(r, a, bits)
+				in := append([]int64(nil), a...)
+				wrapLanes(in, in, bits)
+				for i, v := range a {
+					if want := wrapBits(v, bits); r[i] != want || in[i] != want {
+						t.Fatalf("avx2=%v %d bits, %d lanes, lane %d: %#x -> %#x (in place %#x), want %#x", hasAVX2, bits, n, i, v, r[i], in[i], want)
+					}
+				}
+			}
+		}
+	}
+}

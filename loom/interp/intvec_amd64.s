@@ -73,6 +73,32 @@ VS32(·shlI32VS, VPSLLVD)
 VS32(·shrI32VS, VPSRLVD)
 VS32(·sarI32VS, VPSRAVD)
 
+// func wrapAVX2(R, A []int64, m, h int64): R[i] = ((A[i] & m) ^ h) - h,
+// A's low bits sign-extended from the width whose mask is m and sign bit
+// h; len(R)&^3 elements, four at a time (R may be A).
+TEXT ·wrapAVX2(SB), NOSPLIT, $0-64
+	MOVQ         R_base+0(FP), DI
+	MOVQ         R_len+8(FP), CX
+	MOVQ         A_base+24(FP), SI
+	VPBROADCASTQ m+48(FP), Y2
+	VPBROADCASTQ h+56(FP), Y3
+	SHRQ         $2, CX
+	JZ           wdone
+
+wloop:
+	VPAND   (SI), Y2, Y0
+	VPXOR   Y3, Y0, Y0
+	VPSUBQ  Y3, Y0, Y0
+	VMOVDQU Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     wloop
+
+wdone:
+	VZEROUPPER
+	RET
+
 // func cpuHasAVX2() bool: CPUID leaf 7 reports AVX2 (the OS's saving of
 // the YMM registers is cpuHasFMA's test).
 TEXT ·cpuHasAVX2(SB), NOSPLIT, $0-1

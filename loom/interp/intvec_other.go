@@ -20,3 +20,5 @@ func gatherF32AVX(out []float64, i0, i1 []int64, src *float32, b int64, d *gathe
 func scatterF32AVX(in []float64, i0, i1 []int64, dst *float32, b int64, d *gatherDims) bool {
 	panic("interp: no vector scatter")
 }
+
+func wrapAVX2(R, A []int64, m, h int64) { panic("interp: no vector wrap") }
