@@ -55,13 +55,7 @@ func testFMALaneLoop(t *testing.T) {
 func TestFMAVaryingLaneLoop(t *testing.T) {
 	vec := hasFMA
 	defer func() { hasFMA = vec }()
-	s := uint32(777)
-	next := func() float64 {
-		s ^= s << 13
-		s ^= s >> 17
-		s ^= s << 5
-		return float64(math.Float32frombits(s))
-	}
+	next := f32Bits(777)
 	u := float64(float32(1 + 0x1p-12))
 	traps := [][3]float64{
 		{u, u, 0x1p-60}, {u, u, -0x1p-60}, {1e-30, 1e-30, 1e-20}, {-u, u, 0x1p-61},
@@ -101,13 +95,7 @@ func TestFMAVaryingLaneLoop(t *testing.T) {
 func TestFMALaneLoopRandomBits(t *testing.T) {
 	vec := hasFMA
 	defer func() { hasFMA = vec }()
-	s := uint32(12345)
-	next := func() float64 {
-		s ^= s << 13
-		s ^= s >> 17
-		s ^= s << 5
-		return float64(math.Float32frombits(s))
-	}
+	next := f32Bits(12345)
 	B, C, R := make([]float64, 4099), make([]float64, 4099), make([]float64, 4099)
 	for round := 0; round < 20; round++ {
 		x := next()
@@ -209,5 +197,17 @@ func TestBinF32LoopsRandomBits(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// f32Bits returns a generator of f32 values from random bit patterns
+// (xorshift from seed): subnormals, infinities and NaNs included.
+func f32Bits(seed uint32) func() float64 {
+	s := seed
+	return func() float64 {
+		s ^= s << 13
+		s ^= s >> 17
+		s ^= s << 5
+		return float64(math.Float32frombits(s))
 	}
 }
