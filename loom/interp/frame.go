@@ -36,6 +36,10 @@ type slot struct {
 	// meta and writes its lanes before reading them, so its producer may
 	// leave them unwritten.
 	lazyAff bool
+	// lid is 1+axis where the register is kernel.workitem.id along that
+	// axis in a kernel run one workgroup a frame: lane l holds the
+	// work-item id of lane l, whether or not its lanes are written.
+	lid int8
 }
 
 // instr is one compiled operation, executed for all active lanes.

@@ -18,6 +18,9 @@ import (
 // countFused is set), so tests can see the form used.
 var gatherRuns atomic.Int64
 
+// tileRuns counts the loads of those that took tileByID.
+var tileRuns atomic.Int64
+
 // gathered ends a completed inline-form op.
 func gathered() error {
 	if countFused {
@@ -31,6 +34,17 @@ func gatherN(a *access, r *slot, generic instr) instr {
 	if noFuse || !gatherable(a) || r.uni {
 		return nil
 	}
+	// byID: the one varying index is a work-item id itself (tile[ty, k],
+	// tile[k, tx]), so lanes share or repeat their elements.
+	byID, varying := -1, 0
+	for _, s := range a.idx {
+		if !s.uni {
+			byID, varying = int(s.lid)-1, varying+1
+		}
+	}
+	if varying != 1 {
+		byID = -1
+	}
 	return func(fr *frame) error {
 		v := &fr.V[a.v.idx][0]
 		var g gatherIdx
@@ -41,6 +55,12 @@ func gatherN(a *access, r *slot, generic instr) instr {
 		full := fr.dense()
 		l := fr.lo
 		if f32, ok := asF32(mem); ok && g.base%4 == 0 && (g.n == 1 || g.n == 2) {
+			if byID >= 0 && full && l == 0 && fr.hi == fr.L && g.tileByID(out[:fr.L], f32, fr.r.launch.WorkgroupSize, byID) {
+				if countFused {
+					tileRuns.Add(1)
+				}
+				return gathered()
+			}
 			// The common tile accesses, one or two varying indices, over
 			// aligned little-endian memory: four lanes at a time where
 			// the CPU has AVX2, then float32 elements indexed directly.
@@ -165,6 +185,43 @@ func (g *gatherIdx) init(fr *frame, a *access, v *view) bool {
 		g.n++
 	}
 	g.limit = int64(len(v.mem)) - 4
+	return true
+}
+
+// tileByID loads every lane of one whole workgroup (out, lanes linearized
+// x fastest) where g's one varying index is the work-item id along axis ax:
+// each element the ids reach is read once, then repeated along x (ax = 0)
+// or spread over the lanes that share it (ax = 1, 2). False, having
+// written nothing, where an id reaches past the index's extent or an
+// element lies outside src (the lane loops then find and report the lane).
+func (g *gatherIdx) tileByID(out []float64, src []float32, size [3]int, ax int) bool {
+	sx, sy, sz := size[0], size[1], size[2]
+	n := int64(size[ax])
+	if len(out) != sx*sy*sz || n < 1 || n > g.dims[0] {
+		return false
+	}
+	b, st := g.base/4, g.strd[0]/4
+	if first, last := b, b+(n-1)*st; min(first, last) < 0 || max(first, last) >= int64(len(src)) {
+		return false
+	}
+	switch ax {
+	case 0:
+		row := out[:sx]
+		for x := range row {
+			row[x] = float64(src[b+int64(x)*st])
+		}
+		for at := sx; at < len(out); at += sx {
+			copy(out[at:at+sx], row)
+		}
+	case 1:
+		for at, y := 0, 0; at < len(out); at, y = at+sx, (y+1)%sy {
+			fill(out[at:at+sx], float64(src[b+int64(y)*st]))
+		}
+	default:
+		for z := range sz {
+			fill(out[z*sx*sy:(z+1)*sx*sy], float64(src[b+int64(z)*st]))
+		}
+	}
 	return true
 }
 

@@ -241,3 +241,125 @@ func TestGatherF32Vector(t *testing.T) {
 		}
 	}
 }
+
+// tileIDKernel loads an [%rows]x8 f32 matrix at [ty, k], [k, tx] and
+// [tz, k] (each index a work-item id of an 8×4×2 workgroup, the other a
+// launch argument), at [ty, tx] (two ids) and, under %tx != %cut, at
+// [tx, k]; it writes the five values of each work-item to its row of a
+// 64×5 matrix.
+const tileIDKernel = `
+kernel.def export("tile_ids") @tile_ids() {
+  %c1 = index.constant 1 : index
+  %c2 = index.constant 2 : index
+  %c4 = index.constant 4 : index
+  %c8 = index.constant 8 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c8, %c4, %c2) : index
+} launch(%rows: index, %k: index, %cut: index, %src: buffer, %dst: buffer) {
+  %tx = kernel.workitem.id<x> : index
+  %ty = kernel.workitem.id<y> : index
+  %tz = kernel.workitem.id<z> : index
+  %c8 = index.constant 8 : index
+  %c32 = index.constant 32 : index
+  %z = index.constant 0 : offset
+  %in = buffer.view %src[%z] : buffer -> view<[%rows]x8xf32>
+  %out = buffer.view %dst[%z] : buffer -> view<64x5xf32>
+  %a = view.load %in[%ty, %k] : view<[%rows]x8xf32> -> f32
+  %b = view.load %in[%k, %tx] : view<[%rows]x8xf32> -> f32
+  %c = view.load %in[%tz, %k] : view<[%rows]x8xf32> -> f32
+  %row0 = index.madd %ty, %c8, %tx : index
+  %row = index.madd %tz, %c32, %row0 : index
+  %i0 = index.constant 0 : index
+  %i1 = index.constant 1 : index
+  %i2 = index.constant 2 : index
+  %i3 = index.constant 3 : index
+  view.store %a, %out[%row, %i0] : f32, view<64x5xf32>
+  view.store %b, %out[%row, %i1] : f32, view<64x5xf32>
+  view.store %c, %out[%row, %i2] : f32, view<64x5xf32>
+  %e = view.load %in[%ty, %tx] : view<[%rows]x8xf32> -> f32
+  %i4 = index.constant 4 : index
+  view.store %e, %out[%row, %i4] : f32, view<64x5xf32>
+  %under = index.cmp ne, %tx, %cut : index
+  scf.if %under {
+    %d = view.load %in[%tx, %k] : view<[%rows]x8xf32> -> f32
+    view.store %d, %out[%row, %i3] : f32, view<64x5xf32>
+    scf.yield
+  }
+  kernel.return
+}
+`
+
+// TestTileLoadsByID: loads whose one varying index is a work-item id read
+// each element once and spread it over the lanes (tileByID) along every
+// axis, giving the bytes and errors of the generic form: ids past the
+// view's rows, a uniform index past its extent and a partly active mask
+// (which keeps the lane loops) included.
+func TestTileLoadsByID(t *testing.T) {
+	m := parseSrc(t, tileIDKernel)
+	src := ramp(64, 3, 1)
+	cases := []struct {
+		name          string
+		rows, k, cut  int64
+		bad           bool
+		tiled, inline int64 // loads by tileByID, all inline loads and stores
+	}{
+		{"in range", 8, 5, 8, false, 4, 10},
+		{"part of the lanes active", 8, 5, 5, false, 3, 10},
+		{"y ids past the rows", 3, 1, 0, true, 0, 0},
+		{"uniform index past its extent", 8, 8, 0, true, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var outs [2][]byte
+			var errs [2]error
+			countFused = true
+			defer func() { countFused = false }()
+			for i, generic := range []bool{false, true} {
+				noFuse = generic
+				r := compileRun(t, m, "tile_ids", Options{Workers: 1})
+				noFuse = false
+				outs[i] = make([]byte, 4*64*5)
+				t0, g0 := tileRuns.Load(), gatherRuns.Load()
+				errs[i] = r.k.Run(r.launch(), []Arg{idx(tc.rows), idx(tc.k), idx(tc.cut), buf(f32bytes(src)), buf(outs[i])})
+				tiled, inline := tileRuns.Load()-t0, gatherRuns.Load()-g0
+				if generic && (tiled != 0 || inline != 0) || !generic && !tc.bad && (tiled != tc.tiled || inline != tc.inline) {
+					t.Fatalf("generic=%v: %d loads by id, %d inline loads and stores", generic, tiled, inline)
+				}
+			}
+			if tc.bad != (errs[0] != nil) || tc.bad && !errors.Is(errs[0], ErrOutOfBounds) {
+				t.Fatalf("error %v, want out of bounds: %v", errs[0], tc.bad)
+			}
+			if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
+				t.Fatalf("by id: %v\ngeneric form: %v", errs[0], errs[1])
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				t.Fatal("by-id and generic forms wrote different bytes")
+			}
+			if tc.bad {
+				return
+			}
+			got := bytesF32(outs[0])
+			for lane := range 64 {
+				x, y, z := int64(lane%8), int64(lane/8%4), int64(lane/32)
+				want := []float32{src[y*8+tc.k], src[tc.k*8+x], src[z*8+tc.k], 0, src[y*8+x]}
+				if x != tc.cut {
+					want[3] = src[x*8+tc.k]
+				}
+				for j, w := range want {
+					if got[lane*5+j] != w {
+						t.Fatalf("lane %d value %d: %v, want %v", lane, j, got[lane*5+j], w)
+					}
+				}
+			}
+		})
+	}
+	// The ids inside the extent but the last element past the source
+	// (which the view's own test rules out first; tileByID holds anyway).
+	g := gatherIdx{n: 1, dims: [maxRank]int64{8}, strd: [maxRank]int64{4 * 8}}
+	out := make([]float64, 64)
+	for _, n := range []int{25, 24} {
+		ok := g.tileByID(out, make([]float32, n), [3]int{8, 4, 2}, 1)
+		if ok != (n == 25) {
+			t.Fatalf("y ids over rows of 8 in %d elements: accepted %v", n, ok)
+		}
+	}
+}

@@ -90,6 +90,9 @@ func (c *compiler) kernelOp(b *block, op *loom.Op, rest string) (instr, error) {
 		if r.aff {
 			c.lazyCandidate(r, op)
 		}
+		if !dispatch {
+			r.lid = int8(ax + 1)
+		}
 		return func(fr *frame) error {
 			out := fr.I[r.idx]
 			lid := fr.r.lid[ax]
