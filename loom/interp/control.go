@@ -145,13 +145,16 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 				md.lazy = false
 			}
 		}
+		took := -1 // lanes that ran the then region
 		for pass := 0; pass < 2; pass++ {
 			code := then
 			want := int64(1)
 			if pass == 1 {
 				code, want = els, 0
 			}
-			if len(code) == 0 {
+			if len(code) == 0 || pass == 1 && took == cn {
+				// Every active lane took the then region: none is
+				// left for the else region, so its mask is not built.
 				continue
 			}
 			// Only lanes inside the current bound can be active; the
@@ -168,6 +171,9 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 					n++
 					nhi = clo + j + 1
 				}
+			}
+			if pass == 0 {
+				took = n
 			}
 			if n == 0 {
 				continue

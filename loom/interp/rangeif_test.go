@@ -299,3 +299,61 @@ func TestRangeMasks(t *testing.T) {
 		}
 	}
 }
+
+// ifElseKernel picks 1.0 or 2.0 on each of 32 lanes by a flag it loads, so
+// the mask comes from the lanes' values, not from a lane range.
+const ifElseKernel = `
+kernel.def export("if_else") @if_else() {
+  %c1 = index.constant 1 : index
+  %c32 = index.constant 32 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c32, %c1, %c1) : index
+} launch(%flags: buffer, %dst: buffer) {
+  %tid = kernel.workitem.id<x> : index
+  %z = index.constant 0 : offset
+  %fv = buffer.view %flags[%z] : buffer -> view<32xi32>
+  %out = buffer.view %dst[%z] : buffer -> view<32xf32>
+  %flag = view.load %fv[%tid] : view<32xi32> -> i32
+  %zero = scalar.constant 0 : i32
+  %on = scalar.cmpi ne, %flag, %zero : i32
+  %v = scf.if %on -> (f32) {
+    %one = scalar.constant 1.0 : f32
+    scf.yield %one : f32
+  } else {
+    %two = scalar.constant 2.0 : f32
+    scf.yield %two : f32
+  }
+  view.store %v, %out[%tid] : f32, view<32xf32>
+  kernel.return
+}
+`
+
+// TestIfElseByValues: an scf.if whose condition varies by value runs the
+// else region for exactly the lanes that did not take the then region,
+// with none of them (which skips building the else mask), one of them at
+// either end or inside, or all.
+func TestIfElseByValues(t *testing.T) {
+	m := parseSrc(t, ifElseKernel)
+	r := compileRun(t, m, "if_else", Options{Workers: 1})
+	for _, off := range [][]int{nil, {0}, {7}, {31}, {3, 30}, {-1}} {
+		flags := make([]byte, 4*32)
+		want := make([]float32, 32)
+		for l := range 32 {
+			on := off == nil || off[0] != -1
+			for _, o := range off {
+				on = on && o != l
+			}
+			want[l] = 2
+			if on {
+				flags[4*l] = 1
+				want[l] = 1
+			}
+		}
+		out := make([]byte, 4*32)
+		r.run(nil, buf(flags), buf(out))
+		for l, g := range bytesF32(out) {
+			if g != want[l] {
+				t.Fatalf("lanes %v off: lane %d got %v, want %v", off, l, g, want[l])
+			}
+		}
+	}
+}
