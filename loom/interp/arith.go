@@ -134,7 +134,7 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 			if err := need(3); err != nil {
 				return nil, err
 			}
-			return terI(op, r, a, ops[1], ops[2], func(x, y, z int64) int64 { return x*y + z }, post), nil
+			return maddI(op, r, a, ops[1], ops[2], post), nil
 		}
 		if name == "signi" {
 			return unI(op, r, a, func(x int64) int64 {

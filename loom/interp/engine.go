@@ -285,6 +285,30 @@ func terI(op *loom.Op, r, a, b, c *slot, f func(x, y, z int64) int64, post postI
 	}
 }
 
+// maddI: r = a·b + c (index.madd, scalar.maddi). Where a and b are
+// uniform and c varies (row·pitch + tx) it is one product, then c plus it
+// in the add loop, which checks an index carrier as it stores; the
+// product and sum wrap in int64 as the element form's do, so the results
+// are the same.
+func maddI(op *loom.Op, r, a, b, c *slot, post postI) instr {
+	if r.uni || c.uni || !a.uni || !b.uni || r.comps != 1 || c.comps != 1 {
+		return terI(op, r, a, b, c, func(x, y, z int64) int64 { return x*y + z }, post)
+	}
+	return func(fr *frame) error {
+		lo, hi := fr.span(r)
+		R, C := fr.I[r.idx][lo:hi], fr.I[c.idx][lo:hi]
+		u := fr.I[a.idx][0] * fr.I[b.idx][0]
+		if post.ranged && post.wrap == 0 {
+			if binVSIRanged('+', 64, R, C, u, post.lo, post.hi) {
+				return nil
+			}
+		} else {
+			binVSI[int64]('+', 64, R, C, u)
+		}
+		return post.applyAt(fr, op, r, R, lo)
+	}
+}
+
 // cmpI: r (i1) = f(a, b).
 func cmpI(r, a, b *slot, f func(x, y int64) bool) instr {
 	return func(fr *frame) error {

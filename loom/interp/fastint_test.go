@@ -856,3 +856,134 @@ func TestWrapLanes(t *testing.T) {
 		}
 	}
 }
+
+// i1OpsKernel applies the i1 int ops to two varying flags (bits 0 and 1
+// of the lane id) and to a varying flag and a uniform one (%u), writing
+// each result widened to i32.
+var i1OpsKernel = `
+kernel.def export("i1_ops") @i1_ops() {
+  %c1 = index.constant 1 : index
+  %c32 = index.constant 32 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c32, %c1, %c1) : index
+} launch(%u: i1, %dst: buffer) {
+  %tid = kernel.workitem.id<x> : index
+  %z = index.constant 0 : offset
+  %out = buffer.view %dst[%z] : buffer -> view<32x12xi32>
+  %t = index.cast %tid : index to i32
+  %one = scalar.constant 1 : i32
+  %two = scalar.constant 2 : i32
+  %zero = scalar.constant 0 : i32
+  %b0 = scalar.andi %t, %one : i32
+  %b1 = scalar.andi %t, %two : i32
+  %p = scalar.cmpi ne, %b0, %zero : i32
+  %q = scalar.cmpi ne, %b1, %zero : i32
+  %r0 = scalar.andi %p, %q : i1
+  %r1 = scalar.ori %p, %q : i1
+  %r2 = scalar.xori %p, %q : i1
+  %r3 = scalar.addi %p, %q : i1
+  %r4 = scalar.subi %p, %q : i1
+  %r5 = scalar.muli %p, %q : i1
+  %r6 = scalar.andi %p, %u : i1
+  %r7 = scalar.ori %u, %p : i1
+  %r8 = scalar.xori %p, %u : i1
+  %r9 = scalar.addi %p, %u : i1
+  %r10 = scalar.subi %u, %p : i1
+  %r11 = scalar.muli %p, %u : i1
+  %false = scalar.constant 0 : i1
+` + i1Stores + `
+  kernel.return
+}
+`
+
+// i1Stores writes whether each of %r0 … %r11 is false, as an i32, into
+// the lane's row of %out.
+var i1Stores = func() string {
+	var b strings.Builder
+	for j := range 12 {
+		// Through a comparison with false, which sees a value that is
+		// not 0 or 1 (a cast would mask it).
+		fmt.Fprintf(&b, "  %%e%d = scalar.cmpi eq, %%r%d, %%false : i1\n  %%w%d = scalar.extui %%e%d : i1 to i32\n  %%j%d = index.constant %d : index\n  view.store %%w%d, %%out[%%tid, %%j%d] : i32, view<32x12xi32>\n", j, j, j, j, j, j, j, j)
+	}
+	return b.String()
+}()
+
+// TestI1Ops: and, or and xor of i1 values (which skip the wrap: 0 and 1
+// stay 0 and 1) and add, sub and mul (which wrap mod 2) give Loom's i1
+// results, varying with varying and with uniform operands.
+func TestI1Ops(t *testing.T) {
+	m := parseSrc(t, i1OpsKernel)
+	r := compileRun(t, m, "i1_ops", Options{Workers: 1})
+	for _, u := range []int64{0, 1} {
+		out := make([]byte, 4*32*12)
+		r.run(nil, Arg{Bits: uint64(u)}, buf(out))
+		for l := range 32 {
+			p, q := int64(l&1), int64(l>>1&1)
+			want := []int64{p & q, p | q, p ^ q, (p + q) & 1, (p - q) & 1, p * q, p & u, u | p, p ^ u, (p + u) & 1, (u - p) & 1, p * u}
+			for j, w := range want {
+				if g := int64(int32(binary.LittleEndian.Uint32(out[4*(12*l+j):]))); g != 1-w {
+					t.Fatalf("u=%d lane %d op %d: %d, want %d", u, l, j, g, w)
+				}
+			}
+		}
+	}
+}
+
+// maddEdgeSrc is index.madd of two uniform factors and a varying addend
+// (lane + %d, through an xor so that it carries no lane-affine fact) on 8
+// lanes, each lane's result stored as an i64.
+const maddEdgeSrc = `
+kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  %c8 = index.constant 8 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c8, %c1, %c1) : index
+} launch(%a: index, %b: index, %d: index, %o: buffer) {
+  %l = kernel.workitem.id<x> : index
+  %c0 = index.constant 0 : index
+  %lx = index.xori %l, %c0 : index
+  %c = index.add %lx, %d : index
+  %r = index.madd %a, %b, %c : index
+  %w = index.cast %r : index to i64
+  %z = index.constant 0 : offset
+  %ov = buffer.view %o[%z] : buffer -> view<8xi64>
+  view.store %w, %ov[%l] : i64, view<8xi64>
+  kernel.return
+}
+`
+
+// TestMaddCarrierEdges: index.madd with uniform factors (one product, then
+// the add loop with its carrier check) reaches the top of the index
+// carrier, 2^32 − 1, and the bottom, −2^31, and traps one past either on
+// the lane that passes it, with the AVX2 add loop and without.
+func TestMaddCarrierEdges(t *testing.T) {
+	r := compileRun(t, parseSrc(t, maddEdgeSrc), "k", Options{})
+	o := make([]byte, 64)
+	vec := hasAVX2
+	defer func() { hasAVX2 = vec }()
+	for _, hasAVX2 = range []bool{vec, false} {
+		for _, c := range []struct {
+			a, b, d int64
+			trap    int // lane, or -1
+		}{
+			{65536, 65535, 65528, -1}, // lane 7: 2^32 − 1
+			{65536, 65535, 65529, 7},  // lane 7: 2^32
+			{-32768, 65536, 0, -1},    // lane 0: −2^31
+			{-32768, 65536, -1, 0},    // lane 0: −2^31 − 1
+		} {
+			err := r.k.Run(r.launch(), []Arg{idx(c.a), idx(c.b), idx(c.d), buf(o)})
+			if c.trap >= 0 {
+				if !errors.Is(err, ErrOverflow) || !strings.Contains(err.Error(), "index.madd") || !strings.Contains(err.Error(), fmt.Sprintf("workitem (%d,0,0)", c.trap)) {
+					t.Fatalf("%d·%d + lane + %d: %v; want an overflow trap in index.madd on lane %d", c.a, c.b, c.d, err, c.trap)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%d·%d + lane + %d: %v", c.a, c.b, c.d, err)
+			}
+			for l := range 8 {
+				if v, want := int64(binary.LittleEndian.Uint64(o[8*l:])), c.a*c.b+int64(l)+c.d; v != want {
+					t.Fatalf("%d·%d + lane + %d, lane %d: %d, want %d", c.a, c.b, c.d, l, v, want)
+				}
+			}
+		}
+	}
+}

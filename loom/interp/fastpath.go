@@ -415,6 +415,10 @@ func commutes(k byte) bool { return k == '+' || k == '*' || k == '&' || k == '|'
 func fastBinI(name string, nb int, op *loom.Op, r, a, b *slot, pre *check, post postI, generic instr) instr {
 	k := intKinds[name]
 	shift := k == 'l' || k == 'r' || k == 's'
+	if post.wrap == 1 && (k == '&' || k == '|' || k == '^') {
+		// i1 registers hold 0 or 1, and so do these ops of them: no wrap.
+		post = postI{}
+	}
 	if k == 0 || post.wrap == 1 || pre != nil && !shift || r.uni && r.comps == 1 {
 		return nil
 	}

@@ -63,7 +63,7 @@ func (c *compiler) indexOp(b *block, op *loom.Op, rest string) (instr, error) {
 		if err != nil {
 			return nil, err
 		}
-		in := terI(op, r, ops[0], ops[1], ops[2], func(x, y, z int64) int64 { return x*y + z }, c.postFor(r.typ))
+		in := maddI(op, r, ops[0], ops[1], ops[2], c.postFor(r.typ))
 		if r.typ.Kind == loom.TypeIndex && c.intBits(r.typ) < 64 && !r.uni && ops[0].uni && ops[1].uni {
 			in = affineMadd(op, r, ops[0], ops[1], ops[2], in, c.k.tgt)
 			c.metaUse(ops[2], op, 2)
