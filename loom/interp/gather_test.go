@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/loomgen/loomgen/loom"
 )
 
 // gatherKernel reads a 4x8 f32 matrix through a 2-D view at [tid/8 + dr,
@@ -59,34 +61,19 @@ func TestGatherScatter(t *testing.T) {
 		for _, shift := range []int{0, 1} { // aligned source, and one off alignment
 			for _, tc := range cases {
 				t.Run(fmt.Sprintf("%s/shift %d/avx2 %v", tc.name, shift, hasAVX2), func(t *testing.T) {
-					var outs [2][]byte
-					var errs [2]error
-					countFused = true
-					defer func() { countFused = false }()
-					for i, generic := range []bool{false, true} {
-						noFuse = generic
-						r := compileRun(t, m, "gather2d", Options{Workers: 1})
-						noFuse = false
-						outs[i] = make([]byte, 4*32)
-						before := gatherRuns.Load()
-						in := make([]byte, 4*32+1)[shift:]
-						copy(in, f32bytes(src))
-						errs[i] = r.k.Run(r.launch(), []Arg{idx(tc.dr), idx(tc.dc), buf(in), buf(outs[i])})
-						if ran := gatherRuns.Load() - before; !generic && !tc.bad && ran != 3 || generic && ran != 0 {
-							t.Fatalf("generic=%v: %d inline loads and stores completed", generic, ran)
-						}
+					in := make([]byte, 4*32+1)[shift:]
+					copy(in, f32bytes(src))
+					out, err, inline, _ := inlineAndGeneric(t, m, "gather2d", 4*32, func(out []byte) []Arg {
+						return []Arg{idx(tc.dr), idx(tc.dc), buf(in), buf(out)}
+					})
+					if !tc.bad && inline != 3 {
+						t.Fatalf("%d inline loads and stores completed, want 3", inline)
 					}
-					if tc.bad != (errs[0] != nil) || !errors.Is(errs[0], ErrOutOfBounds) && tc.bad {
-						t.Fatalf("error %v, want out of bounds: %v", errs[0], tc.bad)
-					}
-					if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
-						t.Fatalf("inline form: %v\ngeneric form: %v", errs[0], errs[1])
-					}
-					if !bytes.Equal(outs[0], outs[1]) {
-						t.Fatal("inline and generic forms wrote different bytes")
+					if tc.bad != (err != nil) || tc.bad && !errors.Is(err, ErrOutOfBounds) {
+						t.Fatalf("error %v, want out of bounds: %v", err, tc.bad)
 					}
 					if !tc.bad {
-						got := bytesF32(outs[0])
+						got := bytesF32(out)
 						for tid := range 32 {
 							if want := 2*src[tid] + src[tid%8]; got[(tid%8)*4+tid/8] != want {
 								t.Fatalf("out[%d][%d] = %v, want %v", tid%8, tid/8, got[(tid%8)*4+tid/8], want)
@@ -309,35 +296,19 @@ func TestTileLoadsByID(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var outs [2][]byte
-			var errs [2]error
-			countFused = true
-			defer func() { countFused = false }()
-			for i, generic := range []bool{false, true} {
-				noFuse = generic
-				r := compileRun(t, m, "tile_ids", Options{Workers: 1})
-				noFuse = false
-				outs[i] = make([]byte, 4*64*5)
-				t0, g0 := tileRuns.Load(), gatherRuns.Load()
-				errs[i] = r.k.Run(r.launch(), []Arg{idx(tc.rows), idx(tc.k), idx(tc.cut), buf(f32bytes(src)), buf(outs[i])})
-				tiled, inline := tileRuns.Load()-t0, gatherRuns.Load()-g0
-				if generic && (tiled != 0 || inline != 0) || !generic && !tc.bad && (tiled != tc.tiled || inline != tc.inline) {
-					t.Fatalf("generic=%v: %d loads by id, %d inline loads and stores", generic, tiled, inline)
-				}
+			out, err, inline, tiled := inlineAndGeneric(t, m, "tile_ids", 4*64*5, func(out []byte) []Arg {
+				return []Arg{idx(tc.rows), idx(tc.k), idx(tc.cut), buf(f32bytes(src)), buf(out)}
+			})
+			if !tc.bad && (tiled != tc.tiled || inline != tc.inline) {
+				t.Fatalf("%d loads by id, %d inline loads and stores; want %d, %d", tiled, inline, tc.tiled, tc.inline)
 			}
-			if tc.bad != (errs[0] != nil) || tc.bad && !errors.Is(errs[0], ErrOutOfBounds) {
-				t.Fatalf("error %v, want out of bounds: %v", errs[0], tc.bad)
-			}
-			if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
-				t.Fatalf("by id: %v\ngeneric form: %v", errs[0], errs[1])
-			}
-			if !bytes.Equal(outs[0], outs[1]) {
-				t.Fatal("by-id and generic forms wrote different bytes")
+			if tc.bad != (err != nil) || tc.bad && !errors.Is(err, ErrOutOfBounds) {
+				t.Fatalf("error %v, want out of bounds: %v", err, tc.bad)
 			}
 			if tc.bad {
 				return
 			}
-			got := bytesF32(outs[0])
+			got := bytesF32(out)
 			for lane := range 64 {
 				x, y, z := int64(lane%8), int64(lane/8%4), int64(lane/32)
 				want := []float32{src[y*8+tc.k], src[tc.k*8+x], src[z*8+tc.k], 0, src[y*8+x]}
@@ -362,4 +333,38 @@ func TestTileLoadsByID(t *testing.T) {
 			t.Fatalf("y ids over rows of 8 in %d elements: accepted %v", n, ok)
 		}
 	}
+}
+
+// inlineAndGeneric runs export once with the inline forms of loads and stores and
+// once with the generic ones (noFuse), on one worker, each into a fresh
+// output of outBytes that args binds. It fails the test where the two
+// write different bytes or report different errors, or where the generic
+// run took an inline form; it returns the inline run's output and error,
+// and the inline accesses and loads by id (tileByID) it completed.
+func inlineAndGeneric(t *testing.T, m *loom.Module, export string, outBytes int, args func(out []byte) []Arg) (out []byte, err error, inline, tiled int64) {
+	t.Helper()
+	var outs [2][]byte
+	var errs [2]error
+	countFused = true
+	defer func() { countFused = false }()
+	for i, generic := range []bool{false, true} {
+		noFuse = generic
+		r := compileRun(t, m, export, Options{Workers: 1})
+		noFuse = false
+		outs[i] = make([]byte, outBytes)
+		t0, g0 := tileRuns.Load(), gatherRuns.Load()
+		errs[i] = r.k.Run(r.launch(), args(outs[i]))
+		if i == 0 {
+			inline, tiled = gatherRuns.Load()-g0, tileRuns.Load()-t0
+		} else if gatherRuns.Load() != g0 || tileRuns.Load() != t0 {
+			t.Fatal("the generic form took an inline form")
+		}
+	}
+	if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
+		t.Fatalf("inline forms: %v\ngeneric form: %v", errs[0], errs[1])
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatal("the inline and generic forms wrote different bytes")
+	}
+	return outs[0], errs[0], inline, tiled
 }
