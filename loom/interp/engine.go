@@ -285,13 +285,13 @@ func terI(op *loom.Op, r, a, b, c *slot, f func(x, y, z int64) int64, post postI
 	}
 }
 
-// maddI: r = a·b + c (index.madd, scalar.maddi). Where a and b are
+// maddI: r = a·b + c (index.madd, scalar.fmai). Where a and b are
 // uniform and c varies (row·pitch + tx) it is one product, then c plus it
 // in the add loop, which checks an index carrier as it stores; the
 // product and sum wrap in int64 as the element form's do, so the results
 // are the same.
 func maddI(op *loom.Op, r, a, b, c *slot, post postI) instr {
-	if r.uni || c.uni || !a.uni || !b.uni || r.comps != 1 || c.comps != 1 {
+	if r.uni || c.uni || !a.uni || !b.uni || r.comps != 1 || a.comps != 1 || b.comps != 1 || c.comps != 1 {
 		return terI(op, r, a, b, c, func(x, y, z int64) int64 { return x*y + z }, post)
 	}
 	return func(fr *frame) error {
