@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"slices"
+
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -161,15 +163,31 @@ func (c *compiler) scfIf(b *block, op *loom.Op) (instr, error) {
 			// new mask is clear outside it.
 			n, nlo, nhi := 0, clo, clo
 			cs, ms, as, vs := cur[clo:chi], m[clo:chi], fr.alive[clo:chi], cv[clo:chi]
-			for j := range ms {
-				on := cs[j] && vs[j]&1 == want && as[j]
-				ms[j] = on
-				if on {
-					if n == 0 {
-						nlo = clo + j
+			if cn == chi-clo && fr.nalive == fr.L {
+				// Every lane of the bound active and alive: the mask is
+				// the condition, counted without a branch, then bounded.
+				vs = vs[:len(ms)]
+				for j, v := range vs {
+					on := v&1 == want
+					ms[j] = on
+					n += int(b2i(on))
+				}
+				if n > 0 {
+					nlo = clo + slices.Index(ms, true)
+					for nhi = chi; !m[nhi-1]; nhi-- {
 					}
-					n++
-					nhi = clo + j + 1
+				}
+			} else {
+				for j := range ms {
+					on := cs[j] && vs[j]&1 == want && as[j]
+					ms[j] = on
+					if on {
+						if n == 0 {
+							nlo = clo + j
+						}
+						n++
+						nhi = clo + j + 1
+					}
 				}
 			}
 			if pass == 0 {
