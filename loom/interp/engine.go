@@ -118,6 +118,21 @@ func wrapLanes(R, A []int64, bits int) {
 	}
 }
 
+// zextLanes sets R to A's elements masked by m (their low bits, zero
+// extended): four at a time with AVX2 where the CPU has it (the wrap loop
+// with no sign bit is the mask alone).
+func zextLanes(R, A []int64, m uint64) {
+	A = A[:len(R)]
+	if hasAVX2 && len(R) >= 4 {
+		n := len(R) &^ 3
+		wrapAVX2(R[:n], A[:n], int64(m), 0)
+		R, A = R[n:], A[n:]
+	}
+	for i := range R {
+		R[i] = int64(uint64(A[i]) & m)
+	}
+}
+
 // wrapTo sets R to A's elements wrapped to T's width (sign-extended).
 func wrapTo[T int8 | int16 | int32](R, A []int64) {
 	A = A[:len(R)]
@@ -265,9 +280,7 @@ func zextI(op *loom.Op, r, a *slot, n int, post postI) instr {
 	return func(fr *frame) error {
 		lo, hi := fr.span(r)
 		A, R := fr.ints(a, !r.uni, 0)[lo:hi], fr.I[r.idx][lo:hi]
-		for i := range R {
-			R[i] = int64(uint64(A[i]) & m)
-		}
+		zextLanes(R, A, m)
 		return post.applyAt(fr, op, r, R, lo)
 	}
 }

@@ -828,9 +828,9 @@ func (c narrowFormat) stored(out []byte, i int) float64 {
 	return decodeF16(binary.LittleEndian.Uint16(out[2*i:]))
 }
 
-// TestWrapLanes: the lane loop of the int wraps (AVX2 four lanes at a
-// time, the portable moves and shift pairs) agrees with wrapBits for
-// every width from 2 to 63 bits, lengths around the four-lane step,
+// TestWrapLanes: the lane loops of the int wraps (AVX2 four lanes at a
+// time, the portable moves and shift pairs) and zero extensions agree with
+// wrapBits and zext for every width from 2 to 63 bits, lengths around the four-lane step,
 // values of every sign and size, in place and into another register.
 func TestWrapLanes(t *testing.T) {
 	vec := hasAVX2
@@ -847,9 +847,14 @@ func TestWrapLanes(t *testing.T) {
 				wrapLanes(r, a, bits)
 				in := append([]int64(nil), a...)
 				wrapLanes(in, in, bits)
+				z := make([]int64, n)
+				zextLanes(z, a, zextMask(bits))
 				for i, v := range a {
 					if want := wrapBits(v, bits); r[i] != want || in[i] != want {
 						t.Fatalf("avx2=%v %d bits, %d lanes, lane %d: %#x -> %#x (in place %#x), want %#x", hasAVX2, bits, n, i, v, r[i], in[i], want)
+					}
+					if want := int64(zext(v, bits)); z[i] != want {
+						t.Fatalf("avx2=%v zext %d bits, %d lanes, lane %d: %#x -> %#x, want %#x", hasAVX2, bits, n, i, v, z[i], want)
 					}
 				}
 			}

@@ -66,8 +66,9 @@ func shrI32VS(R, A []int64, s int64)
 func sarI32VS(R, A []int64, s int64)
 
 // wrapAVX2 sets R[i] to A[i]'s low bits, those under the mask m (a width
-// of 2–63 bits), sign-extended from the width's sign bit h, for the first
-// len(R)&^3 elements; R may be A. Only call it when hasAVX2 is set.
+// of 2–63 bits), sign-extended from the width's sign bit h (with h = 0,
+// zero-extended: A[i] & m), for the first len(R)&^3 elements; R may be A.
+// Only call it when hasAVX2 is set.
 //
 //go:noescape
 func wrapAVX2(R, A []int64, m, h int64)
