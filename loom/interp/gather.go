@@ -214,8 +214,11 @@ func (g *gatherIdx) tileByID(out []float64, src []float32, size [3]int, ax int) 
 			copy(out[at:at+sx], row)
 		}
 	case 1:
-		for at, y := 0, 0; at < len(out); at, y = at+sx, (y+1)%sy {
-			fill(out[at:at+sx], float64(src[b+int64(y)*st]))
+		for at := 0; at < len(out); {
+			for y := range int64(sy) {
+				fill(out[at:at+sx], float64(src[b+y*st]))
+				at += sx
+			}
 		}
 	default:
 		for z := range sz {
