@@ -31,7 +31,6 @@ import (
 // the warp on memory latency right after issuing the load.
 
 var (
-	regRE    = regexp.MustCompile(`%[a-z]+[0-9]+\b`)
 	movRE    = regexp.MustCompile(`^\tmov\.[a-z0-9]+ (%[a-z]+[0-9]+), (%[a-z]+[0-9]+);$`)
 	branchRE = regexp.MustCompile(`\bbra(?:\.uni)? (\$\w+);$`)
 	classR   = regexp.MustCompile(`^%[a-z]+`)
@@ -49,7 +48,7 @@ func insnDefs(line string) (defs, uses []string) {
 	if !writes || strings.HasPrefix(ops, "[") {
 		// Stores and the like, and any instruction whose first operand is
 		// memory (cp.async, prefetch): everything is read.
-		return nil, regRE.FindAllString(ops, -1)
+		return nil, regs(nil, ops)
 	}
 	first, rest := ops, ""
 	if strings.HasPrefix(ops, "{") {
@@ -59,7 +58,7 @@ func insnDefs(line string) (defs, uses []string) {
 	} else if i := strings.Index(ops, ","); i >= 0 {
 		first, rest = ops[:i], ops[i+1:]
 	}
-	return regRE.FindAllString(first, -1), regRE.FindAllString(rest, -1)
+	return regs(nil, first), regs(nil, rest)
 }
 
 // splitInsn splits an instruction line into its opcode (the guard
@@ -73,13 +72,18 @@ func splitInsn(line string) (opcode, operands string) {
 	return opcode, operands
 }
 
-// coalesce applies the copy folding above to a function body.
+// coalesce applies the copy folding above to a function body. Each line's
+// registers are found once, and each register's lines are kept sorted, so
+// that asking whether the stretch before a copy mentions the join register
+// is a binary search: a scan of the stretch per copy made this pass most of
+// the compile time of an unrolled matmul.
 func coalesce(body string) string {
 	lines := strings.SplitAfter(body, "\n")
 	uses := map[string]int{}
 	defAt := map[string][]int{}
 	labelAt := map[string]int{}
-	var branches [][2]int // line, target label line (filled below)
+	mentionAt := map[string][]int{} // the lines naming a register, ascending
+	var branches [][2]int           // line, target label line (filled below)
 	branchTo := map[int]string{}
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -87,8 +91,10 @@ func coalesce(body string) string {
 			labelAt[strings.TrimSuffix(t, ":")] = i
 			continue
 		}
-		if m := branchRE.FindStringSubmatch(t); m != nil {
-			branchTo[i] = m[1]
+		if strings.Contains(t, "bra") {
+			if m := branchRE.FindStringSubmatch(t); m != nil {
+				branchTo[i] = m[1]
+			}
 		}
 		d, u := insnDefs(l)
 		for _, r := range d {
@@ -96,6 +102,11 @@ func coalesce(body string) string {
 		}
 		for _, r := range u {
 			uses[r]++
+		}
+		for _, r := range regs(nil, l) {
+			if at := mentionAt[r]; len(at) == 0 || at[len(at)-1] != i {
+				mentionAt[r] = append(at, i)
+			}
 		}
 	}
 	for i, target := range branchTo {
@@ -105,8 +116,17 @@ func coalesce(body string) string {
 			branches = append(branches, [2]int{i, -1})
 		}
 	}
+	// mentions reports whether a line strictly between d and m names r.
+	mentions := func(r string, d, m int) bool {
+		at := mentionAt[r]
+		k, _ := slices.BinarySearch(at, d+1)
+		return k < len(at) && at[k] < m
+	}
 	dead := make([]bool, len(lines))
 	for m, l := range lines {
+		if !strings.HasPrefix(l, "\tmov.") {
+			continue
+		}
 		mv := movRE.FindStringSubmatch(strings.TrimRight(l, "\n"))
 		if mv == nil {
 			continue
@@ -120,11 +140,20 @@ func coalesce(body string) string {
 			continue
 		}
 		d := at[0]
-		if !closedStretch(d, m, branches) || mentions(lines[d+1:m], a) {
+		if !closedStretch(d, m, branches) || mentions(a, d, m) {
 			continue
 		}
 		for _, i := range at {
-			lines[i] = renameDef(lines[i], b, a)
+			lines[i] = renameReg(lines[i], b, a)
+			// Line i no longer names b and now names a. (Where a later
+			// copy asks, the copy just dropped names both at a later
+			// line, so this only keeps the index true to the text.)
+			if k, ok := slices.BinarySearch(mentionAt[b], i); ok {
+				mentionAt[b] = slices.Delete(mentionAt[b], k, k+1)
+			}
+			if k, ok := slices.BinarySearch(mentionAt[a], i); !ok {
+				mentionAt[a] = slices.Insert(mentionAt[a], k, i)
+			}
 		}
 		dead[m] = true
 		defAt[a] = append(defAt[a], at...)
@@ -154,24 +183,65 @@ func closedStretch(d, m int, branches [][2]int) bool {
 	return true
 }
 
-// mentions reports whether any line reads or writes register r.
-func mentions(lines []string, r string) bool {
-	for _, l := range lines {
-		for _, x := range regRE.FindAllString(l, -1) {
-			if x == r {
-				return true
-			}
+// nextReg finds the first register name in s at or after from: a '%',
+// lowercase letters, digits, and no letter, digit or '_' after them (%r12,
+// %rd3, %f100). It returns its bounds, or -1, -1.
+func nextReg(s string, from int) (start, end int) {
+	for i := from; i < len(s); i++ {
+		if s[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && 'a' <= s[j] && s[j] <= 'z' {
+			j++
+		}
+		k := j
+		for k < len(s) && '0' <= s[k] && s[k] <= '9' {
+			k++
+		}
+		if j > i+1 && k > j && (k == len(s) || !isWordByte(s[k])) {
+			return i, k
 		}
 	}
-	return false
+	return -1, -1
 }
 
-// renameDef replaces the defined register b in the def line with a.
-func renameDef(line, b, a string) string {
-	return regRE.ReplaceAllStringFunc(line, func(x string) string {
-		if x == b {
-			return a
+// isWordByte reports whether c is an ASCII letter, digit or '_'.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// regs appends the register names of s to dst, in order.
+func regs(dst []string, s string) []string {
+	for i := 0; ; {
+		start, end := nextReg(s, i)
+		if start < 0 {
+			return dst
 		}
-		return x
-	})
+		dst = append(dst, s[start:end])
+		i = end
+	}
+}
+
+// renameReg replaces every mention of register b in line with a.
+func renameReg(line, b, a string) string {
+	var out strings.Builder
+	last := 0
+	for i := 0; ; {
+		start, end := nextReg(line, i)
+		if start < 0 {
+			break
+		}
+		if line[start:end] == b {
+			out.WriteString(line[last:start])
+			out.WriteString(a)
+			last = end
+		}
+		i = end
+	}
+	if last == 0 {
+		return line
+	}
+	out.WriteString(line[last:])
+	return out.String()
 }

@@ -1,6 +1,9 @@
 package ptx
 
 import (
+	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,5 +52,38 @@ func TestCoalesce(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", strings.TrimSpace(got), strings.TrimSpace(c.want))
 			}
 		})
+	}
+}
+
+// TestRegsAgreeWithPattern checks the register scanner against the
+// regular expression it replaced, %[a-z]+[0-9]+\b, on random strings of
+// the characters that matter to it, finding and renaming.
+func TestRegsAgreeWithPattern(t *testing.T) {
+	re := regexp.MustCompile(`%[a-z]+[0-9]+\b`)
+	const alphabet = "%%%rdfp019_A,{}[]+ ;.\n"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(b)
+		got, want := regs(nil, s), re.FindAllString(s, -1)
+		if !slices.Equal(got, want) {
+			t.Fatalf("regs(%q) = %q, want %q", s, got, want)
+		}
+		if len(want) == 0 {
+			continue
+		}
+		from := want[rng.IntN(len(want))]
+		wantLine := re.ReplaceAllStringFunc(s, func(x string) string {
+			if x == from {
+				return "%zz9"
+			}
+			return x
+		})
+		if got := renameReg(s, from, "%zz9"); got != wantLine {
+			t.Fatalf("renameReg(%q, %q) = %q, want %q", s, from, got, wantLine)
+		}
 	}
 }
