@@ -51,12 +51,19 @@ func (c *compiler) lazyCandidate(r *slot, op *loom.Op) {
 }
 
 // markLazy sets lazyAff on the candidates all of whose uses read the meta.
+// The recorded uses are grouped by slot first, so that each candidate
+// looks only at its own (a scan of every use per candidate was quadratic
+// in the kernel's length).
 func (c *compiler) markLazy() {
+	bySlot := map[*slot][]metaReg{}
+	for _, m := range c.metaRegs {
+		bySlot[m.s] = append(bySlot[m.s], m)
+	}
 	for _, lc := range c.lazyCands {
 		n := c.uses[lc.op][lc.name]
 		seen := map[metaReg]bool{}
-		for _, m := range c.metaRegs {
-			if m.s == lc.s && m.depth == lc.depth && m.op.Operands[m.pos].Name == lc.name {
+		for _, m := range bySlot[lc.s] {
+			if m.depth == lc.depth && m.op.Operands[m.pos].Name == lc.name {
 				seen[metaReg{nil, m.op, m.pos, 0}] = true
 			}
 		}
