@@ -26,7 +26,9 @@ type Loc struct {
 // token. An annotation counts only after another token of its line, so a
 // statement cannot start with one.
 func (p *parser) takeLocs(toks []token) []token {
-	out := toks[:0:0]
+	// A new array (out is written while toks is read), sized once: growing
+	// it by appends copied and cleared the token list several times over.
+	out := make([]token, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.kind != tIdent || t.text != "loc" || i+1 >= len(toks) || toks[i+1].kind != tLParen ||
