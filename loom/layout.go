@@ -2,17 +2,19 @@ package loom
 
 import "strings"
 
-// joinLines drops the newlines that cannot end a statement, so that the
-// parser, which ends statements at newlines, accepts the layouts Loom's
-// own (format-driven) parser accepts: a line ending in `,`, `:`, `=`, `->`,
-// `(`, `[`, `<` or `|` continues on the next one (`%a, %b =` with the op
-// below, call operands and type lists over several lines), and so does a
-// line followed by one that starts with `:`, `->`, `,`, `=`, `|`, `{`, a
-// closing `)`, `]` or `>`, one of the header words where, launch, else and
-// do, or a clause word such as workgroup_size(.
-// Statements written one per line are unaffected.
+// joinLines drops the newlines that cannot end a statement (in toks's own
+// array, which it returns shortened), so that the parser, which ends
+// statements at newlines, accepts the layouts Loom's own (format-driven)
+// parser accepts: a line ending in `,`, `:`, `=`, `->`, `(`, `[`, `<` or `|`
+// continues on the next one (`%a, %b =` with the op below, call operands and
+// type lists over several lines), and so does a line followed by one that
+// starts with `:`, `->`, `,`, `=`, `|`, `{`, a closing `)`, `]` or `>`, one
+// of the header words where, launch, else and do, or a clause word such as
+// workgroup_size(. Statements written one per line are unaffected.
 func joinLines(toks []token) []token {
-	out := make([]token, 0, len(toks))
+	// Compacted in place (the lexer's list is used only here): out never
+	// gets ahead of i, and what is read at i or after is read first.
+	out := toks[:0]
 	labelLine := false // the current line starts with a ^block label
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]

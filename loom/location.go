@@ -20,15 +20,17 @@ type Loc struct {
 	Text string // what is between the parentheses, spaced as written
 }
 
-// takeLocs removes the loc(…) annotations from toks, checking each against
-// Loom's location grammar, and records them in p.locs by the offset of the
-// token they follow; parseOp gives each to the op that ends with that
-// token. An annotation counts only after another token of its line, so a
-// statement cannot start with one.
+// takeLocs removes the loc(…) annotations from toks (in its own array),
+// checking each against Loom's location grammar, and records them in p.locs
+// by the offset of the token they follow; parseOp gives each to the op that
+// ends with that token. An annotation counts only after another token of its
+// line, so a statement cannot start with one.
 func (p *parser) takeLocs(toks []token) []token {
-	// A new array (out is written while toks is read), sized once: growing
-	// it by appends copied and cleared the token list several times over.
-	out := make([]token, 0, len(toks))
+	// Compacted in place (toks is the parser's own copy): out never gets
+	// ahead of i, and every token at i or after (a location's included) is
+	// read before out can reach it. Growing a new list by appends copied
+	// and cleared the whole token list several times over.
+	out := toks[:0]
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.kind != tIdent || t.text != "loc" || i+1 >= len(toks) || toks[i+1].kind != tLParen ||
