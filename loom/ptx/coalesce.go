@@ -48,7 +48,7 @@ func insnDefs(line string) (defs, uses []string) {
 	if !writes || strings.HasPrefix(ops, "[") {
 		// Stores and the like, and any instruction whose first operand is
 		// memory (cp.async, prefetch): everything is read.
-		return nil, regs(nil, ops)
+		return nil, regs(ops)
 	}
 	first, rest := ops, ""
 	if strings.HasPrefix(ops, "{") {
@@ -58,7 +58,7 @@ func insnDefs(line string) (defs, uses []string) {
 	} else if i := strings.Index(ops, ","); i >= 0 {
 		first, rest = ops[:i], ops[i+1:]
 	}
-	return regs(nil, first), regs(nil, rest)
+	return regs(first), regs(rest)
 }
 
 // splitInsn splits an instruction line into its opcode (the guard
@@ -103,7 +103,7 @@ func coalesce(body string) string {
 		for _, r := range u {
 			uses[r]++
 		}
-		for _, r := range regs(nil, l) {
+		for _, r := range regs(l) {
 			if at := mentionAt[r]; len(at) == 0 || at[len(at)-1] != i {
 				mentionAt[r] = append(at, i)
 			}
@@ -211,8 +211,9 @@ func isWordByte(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// regs appends the register names of s to dst, in order.
-func regs(dst []string, s string) []string {
+// regs returns the register names of s, in order.
+func regs(s string) []string {
+	var dst []string
 	for i := 0; ; {
 		start, end := nextReg(s, i)
 		if start < 0 {

@@ -68,7 +68,7 @@ func TestRegsAgreeWithPattern(t *testing.T) {
 			b[i] = alphabet[rng.IntN(len(alphabet))]
 		}
 		s := string(b)
-		got, want := regs(nil, s), re.FindAllString(s, -1)
+		got, want := regs(s), re.FindAllString(s, -1)
 		if !slices.Equal(got, want) {
 			t.Fatalf("regs(%q) = %q, want %q", s, got, want)
 		}
