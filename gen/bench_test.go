@@ -10,7 +10,8 @@ import (
 )
 
 // benchSources writes copies of the example model's kernels (five kernels
-// a file) with renamed exports and symbols until there are n kernels, and
+// a file) with renamed exports, symbols and config keys until there are n
+// kernels, and
 // returns the directory and the total size of Loom written.
 func benchSources(b *testing.B, n, padLines int) (string, int) {
 	b.Helper()
@@ -24,6 +25,8 @@ func benchSources(b *testing.B, n, padLines int) (string, int) {
 	total := 0
 	for i := 0; i*per < n; i++ {
 		text := exports.ReplaceAll(src, []byte(fmt.Sprintf(`export("${1}_%d") @${2}_%d`, i, i)))
+		// The files form one package: each copy gets its own config keys.
+		text = bytes.ReplaceAll(text, []byte("@mlp."), []byte(fmt.Sprintf("@mlp%d.", i)))
 		if padLines > 0 {
 			text = bytes.ReplaceAll(text, []byte("  kernel.return\n"), padding(padLines))
 		}
