@@ -144,25 +144,38 @@ func FingerprintTexts(p *Program, k *Kernel) []string {
 		writeCheck(&b, c)
 	}
 	next(5)
-	defaults, _ := p.ConfigDefaults()
-	for _, d := range p.configDeclsInOrder() {
-		b.WriteString("@" + d.Symbol + ": " + typeText(d.Type))
-		if c, ok := defaults[d.Symbol]; ok {
-			b.WriteString(" = " + c.String())
-		}
-		b.WriteString("\n")
-		for _, c := range ConfigChecks(d) {
-			writeCheck(&b, c)
-		}
-		// Predicates Validate cannot check still belong to the declaration.
-		for _, pr := range d.Preds {
-			if pr != nil {
-				b.WriteString("  pred " + pr.Name + "/" + strconv.Itoa(len(pr.Args)) + "\n")
-			}
-		}
-	}
+	b.WriteString(p.configFingerprint())
 	next(6)
 	return out
+}
+
+// configFingerprint is the configs part of every kernel's fingerprint:
+// every config.decl of the program with its default, checks and
+// predicates. It is the same for every kernel, so it is built once (built
+// per kernel, it made fingerprinting a package quadratic in its size).
+func (p *Program) configFingerprint() string {
+	p.configTextOnce.Do(func() {
+		var b strings.Builder
+		defaults, _ := p.ConfigDefaults()
+		for _, d := range p.configDeclsInOrder() {
+			b.WriteString("@" + d.Symbol + ": " + typeText(d.Type))
+			if c, ok := defaults[d.Symbol]; ok {
+				b.WriteString(" = " + c.String())
+			}
+			b.WriteString("\n")
+			for _, c := range ConfigChecks(d) {
+				writeCheck(&b, c)
+			}
+			// Predicates Validate cannot check still belong to the declaration.
+			for _, pr := range d.Preds {
+				if pr != nil {
+					b.WriteString("  pred " + pr.Name + "/" + strconv.Itoa(len(pr.Args)) + "\n")
+				}
+			}
+		}
+		p.configText = b.String()
+	})
+	return p.configText
 }
 
 func writeCheck(b *strings.Builder, c ArgCheck) {

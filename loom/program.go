@@ -39,6 +39,9 @@ type Program struct {
 	launch    map[*Kernel]launchMemo
 	extents   map[*Kernel][]Extent
 	bodies    map[*Kernel]*bodyResult
+
+	configTextOnce sync.Once
+	configText     string // configFingerprint's text
 }
 
 type launchMemo struct {
