@@ -11,8 +11,7 @@ import (
 
 // benchSources writes copies of the example model's kernels (five kernels
 // a file) with renamed exports, symbols and config keys until there are n
-// kernels, and
-// returns the directory and the total size of Loom written.
+// kernels, and returns the directory and the total size of Loom written.
 func benchSources(b *testing.B, n, padLines int) (string, int) {
 	b.Helper()
 	src, err := os.ReadFile("../examples/gen/kernels/mlp.loom")
