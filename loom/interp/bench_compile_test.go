@@ -56,3 +56,55 @@ func BenchmarkCompileLong(b *testing.B) {
 		})
 	}
 }
+
+// nestedKernel is a kernel of n nested scf.for loops, each carrying one
+// f32 that starts uniform and turns varying in the innermost body (it adds
+// a per-work-item load), so every loop compiles its body a second time
+// with the value varying; the innermost body reads values defined at the
+// top, n scopes up.
+func nestedKernel(n int) string {
+	var b strings.Builder
+	b.WriteString(`kernel.def export("nested") @nested() {
+  %one = index.constant 1 : index
+  %wg = index.constant 64 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
+} launch(%src: buffer, %dst: buffer) {
+  %i = kernel.workitem.dispatch.id<x> : index
+  %zero = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %c1 = index.constant 1 : index
+  %len = index.constant 1024 : index
+  %in = buffer.view %src[%zero] : buffer -> view<[%len]xf32>
+  %out = buffer.view %dst[%zero] : buffer -> view<[%len]xf32>
+  %a0 = scalar.constant 1.0 : f32
+`)
+	for k := range n {
+		fmt.Fprintf(&b, "  %%r%d = scf.for %%k%d = [%%c0 to %%c1 step %%c1] (%%a%d = %%a%d : f32) -> (f32) {\n", k, k, k+1, k)
+	}
+	fmt.Fprintf(&b, "  %%x = view.load %%in[%%i] : view<[%%len]xf32> -> f32\n  %%y = scalar.addf %%x, %%a%d : f32\n  scf.yield %%y : f32\n", n)
+	for k := n - 1; k > 0; k-- {
+		fmt.Fprintf(&b, "  }\n  scf.yield %%r%d : f32\n", k)
+	}
+	b.WriteString("  }\n  view.store %r0, %out[%i] : f32, view<[%len]xf32>\n  kernel.return\n}\n")
+	return b.String()
+}
+
+// BenchmarkCompileNested compiles nestedKernel at two depths (the parser
+// allows 200): ns/level should grow at most linearly with the depth, since
+// each loop compiles what it encloses twice.
+func BenchmarkCompileNested(b *testing.B) {
+	for _, n := range []int{25, 190} {
+		m, err := loom.ParseFile("nested.loom", []byte(nestedKernel(n)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("depth=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Compile([]*loom.Module{m}, "nested", Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/level")
+		})
+	}
+}

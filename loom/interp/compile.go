@@ -61,9 +61,25 @@ type scope struct {
 
 func newScope(parent *scope) *scope { return &scope{parent: parent, vals: map[string]*slot{}} }
 
+// lookup finds name in s or the nearest scope above it. A name found more
+// than two scopes up is remembered in the scopes between, so that lookups
+// from deeply nested regions do not walk the whole chain every time (which
+// made compiling n nested loops cubic in n). That is sound because the
+// resolver refuses a name defined twice anywhere in a chain of scopes: a
+// binding seen from below never changes.
 func (s *scope) lookup(name string) *slot {
-	for ; s != nil; s = s.parent {
-		if v, ok := s.vals[name]; ok {
+	if v, ok := s.vals[name]; ok {
+		return v
+	}
+	steps := 0
+	for p := s.parent; p != nil; p = p.parent {
+		steps++
+		if v, ok := p.vals[name]; ok {
+			if steps > 2 {
+				for q := s; q != p; q = q.parent {
+					q.vals[name] = v
+				}
+			}
 			return v
 		}
 	}
