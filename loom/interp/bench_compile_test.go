@@ -91,14 +91,21 @@ func nestedKernel(n int) string {
 
 // BenchmarkCompileNested compiles nestedKernel at two depths (the parser
 // allows 200): ns/level should grow at most linearly with the depth, since
-// each loop compiles what it encloses twice.
+// each loop compiles what it encloses twice. same-start is
+// sameStartKernel, whose loops all start from one uniform value: 2^n
+// compiles of the innermost body without the loop hints (loophint.go).
 func BenchmarkCompileNested(b *testing.B) {
-	for _, n := range []int{25, 190} {
-		m, err := loom.ParseFile("nested.loom", []byte(nestedKernel(n)))
+	for _, c := range []struct {
+		name string
+		n    int
+		src  func(int) string
+	}{{"depth", 25, nestedKernel}, {"depth", 190, nestedKernel}, {"same-start", 16, sameStartKernel}} {
+		n := c.n
+		m, err := loom.ParseFile("nested.loom", []byte(c.src(n)))
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("depth=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s=%d", c.name, n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Compile([]*loom.Module{m}, "nested", Options{}); err != nil {
 					b.Fatal(err)

@@ -67,7 +67,9 @@ func (c *compiler) callOp(b *block, op *loom.Op, rest string) (instr, error) {
 		return nil, nil
 	}
 	c.calls = append(c.calls, f.Symbol)
+	site := c.enterCall(op)
 	code, err := c.region(inner, f.Body)
+	c.site = site
 	c.calls = c.calls[:len(c.calls)-1]
 	if err != nil {
 		return nil, err

@@ -16,6 +16,14 @@ type compiler struct {
 	defs     map[string]*loom.ConfigDef
 	// calls is the chain of functions being inlined, to refuse recursion.
 	calls []string
+	// site numbers the chain of call ops being inlined (0: the kernel
+	// body itself; sites interns them): with a loop op it names one
+	// instance of the loop in the inlined code.
+	site  int
+	sites map[callSite]int
+	// carried holds, per loop instance, which carried values its latest
+	// compile found uniform (loopHint).
+	carried map[loopInstance][]bool
 	// condOnly names values used only as scf.if conditions.
 	condOnly map[string]bool
 	// uses counts the operand uses of each SSA name per top-level op,

@@ -385,6 +385,7 @@ func (c *compiler) scfFor(b *block, op *loom.Op) (instr, error) {
 	for i, s := range inits {
 		argUni[i] = loopUni && s.uni
 	}
+	c.loopHint(op, argUni)
 	var (
 		iv     *slot
 		args   []*slot
@@ -447,6 +448,7 @@ func (c *compiler) scfFor(b *block, op *loom.Op) (instr, error) {
 		}
 		c.restore(snap)
 	}
+	c.recordLoop(op, argUni)
 	_ = tmps
 	for i := range op.Results {
 		if i >= len(args) {
@@ -565,6 +567,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 	for i, s := range inits {
 		argUni[i] = s.uni
 	}
+	c.loopHint(op, argUni)
 	// With a condition that differs between invocations, the results
 	// hold each invocation's values from the trip it left on; a value
 	// forwarded uniformly still reaches the do region as one value, and
@@ -696,6 +699,7 @@ func (c *compiler) scfWhile(b *block, op *loom.Op) (instr, error) {
 		}
 		c.restore(snap)
 	}
+	c.recordLoop(op, argUni)
 	for i := range op.Results {
 		if i >= len(aargs) {
 			return nil, compileErr(op.Pos, ErrInvalid, "scf.while has more results than forwarded values")
