@@ -115,3 +115,25 @@ func BenchmarkCompileNested(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompilePackage compiles every kernel of one file of 16 tensor-core
+// matmuls, as a session's Compile of a package does; ns/kernel should not
+// grow with the package (each compile lowers and reads only its kernel and
+// the functions, loom.OnlyKernel).
+func BenchmarkCompilePackage(b *testing.B) {
+	mods, err := loom.ParseFiles("../ptx/testdata/matmul_tc.loom")
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for b.Loop() {
+		n = 0
+		for _, k := range mods[0].Kernels {
+			if _, err := Compile(mods, k.Export, Options{}); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/kernel")
+}

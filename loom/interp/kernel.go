@@ -176,7 +176,7 @@ var nativeOps = map[string]bool{
 // whose funcs and templates are all visible) for execution. Unsupported ops
 // are refused here with their position.
 func Compile(mods []*loom.Module, export string, opts Options) (*Kernel, error) {
-	mods, err := loom.Lower(mods, loom.LowerOptions{Native: nativeOps})
+	mods, err := loom.Lower(loom.OnlyKernel(mods, export), loom.LowerOptions{Native: nativeOps})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, ErrInvalid)
 	}

@@ -112,11 +112,11 @@ func compiledShape(k *Kernel) string {
 	return b.String()
 }
 
-// TestLoopHintsExact compiles every kernel of our corpora, Loom's own
-// (where extracted) and the nested-loop shapes with and without the loop
-// hints (loophint.go): each must compile to the same registers with the
-// same uniformity, or fail alike. The hints only skip compiles whose
-// result would be thrown away.
+// TestLoopHintsExact compiles every kernel of a source with loops in our
+// corpora, Loom's own (where extracted) and the nested-loop shapes with
+// and without the loop hints (loophint.go): each must compile to the same
+// registers with the same uniformity, or fail alike. The hints only skip
+// compiles whose result would be thrown away.
 func TestLoopHintsExact(t *testing.T) {
 	dirs := []string{"../testdata", "testdata", "../ptx/testdata", "../../internal/bench/kernels", "../../examples/gen/kernels"}
 	if _, err := os.Stat(filepath.Join(hrxsamples.Dir, "loom")); err == nil {
@@ -146,14 +146,17 @@ func TestLoopHintsExact(t *testing.T) {
 			[]loom.File{{Name: fmt.Sprintf("nested%d.loom", n), Src: []byte(nestedKernel(n))}},
 			[]loom.File{{Name: fmt.Sprintf("samestart%d.loom", n), Src: []byte(sameStartKernel(n))}})
 	}
-	compiled, loops := 0, 0
+	compiled := 0
 	defer func() { useLoopHints = true }()
 	for _, files := range inputs {
 		mods, err := loom.ParsePackage(files...)
 		if err != nil {
 			continue
 		}
-		hasLoop := strings.Contains(string(files[0].Src), "scf.for") || strings.Contains(string(files[0].Src), "scf.while")
+		// Without a loop the hints have nothing to change.
+		if src := string(files[0].Src); !strings.Contains(src, "scf.for") && !strings.Contains(src, "scf.while") {
+			continue
+		}
 		for _, m := range mods {
 			for _, kd := range m.Kernels {
 				if kd.Decl || kd.Export == "" {
@@ -174,16 +177,13 @@ func TestLoopHintsExact(t *testing.T) {
 				}
 				if !strings.HasPrefix(got[0], "error: ") {
 					compiled++
-					if hasLoop {
-						loops++
-					}
 				}
 			}
 		}
 	}
-	t.Logf("%d kernels compiled alike, %d of them from sources with loops", compiled, loops)
-	if loops < 100 {
-		t.Fatalf("only %d kernels from sources with loops compiled: the corpus did not load", loops)
+	t.Logf("%d kernels from sources with loops compiled alike", compiled)
+	if compiled < 100 {
+		t.Fatalf("only %d kernels from sources with loops compiled: the corpus did not load", compiled)
 	}
 }
 

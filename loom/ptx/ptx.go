@@ -139,6 +139,7 @@ type Param struct {
 // Compile lowers the kernel exported as export, looked up among mods (whose
 // functions and templates are all visible), to PTX.
 func Compile(mods []*loom.Module, export string, opts Options) (k *Kernel, err error) {
+	mods = loom.OnlyKernel(mods, export)
 	bound := boundAlignments(mods, export)
 	mods, err = loom.Lower(mods, loom.LowerOptions{Native: nativeOps, ShuffleScans: true})
 	if err != nil {
