@@ -24,6 +24,38 @@ func sameStartKernel(n int) string {
 	return src
 }
 
+// sameStartWhileKernel is sameStartKernel's shape in scf.while loops, each
+// carrying a counter (uniform: one trip) and an f32 starting from %f1
+// that turns varying in the innermost do region.
+func sameStartWhileKernel(n int) string {
+	var b strings.Builder
+	b.WriteString(`kernel.def export("nested") @nested() {
+  %one = index.constant 1 : index
+  %wg = index.constant 64 : index
+  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
+} launch(%src: buffer, %dst: buffer) {
+  %i = kernel.workitem.dispatch.id<x> : index
+  %zero = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %c1 = index.constant 1 : index
+  %len = index.constant 1024 : index
+  %in = buffer.view %src[%zero] : buffer -> view<[%len]xf32>
+  %out = buffer.view %dst[%zero] : buffer -> view<[%len]xf32>
+  %f1 = scalar.constant 1.0 : f32
+`)
+	for k := range n {
+		fmt.Fprintf(&b, "  %%w%d, %%v%d = scf.while(%%c%dx = %%c0 : index, %%a%d = %%f1 : f32) -> (index, f32) {\n", k, k, k, k)
+		fmt.Fprintf(&b, "    %%go%d = index.cmp ult, %%c%dx, %%c1 : index\n    scf.condition %%go%d, %%c%dx, %%a%d : i1, index, f32\n", k, k, k, k, k)
+		fmt.Fprintf(&b, "  } do(%%d%d: index, %%b%d: f32) {\n", k, k)
+	}
+	fmt.Fprintf(&b, "  %%x = view.load %%in[%%i] : view<[%%len]xf32> -> f32\n  %%v%d = scalar.addf %%x, %%b%d : f32\n", n, n-1)
+	for k := n - 1; k >= 0; k-- {
+		fmt.Fprintf(&b, "  %%e%d = index.add %%d%d, %%c1 : index\n  scf.yield %%e%d, %%v%d : index, f32\n  }\n", k, k, k, k+1)
+	}
+	b.WriteString("  view.store %v0, %out[%i] : f32, view<[%len]xf32>\n  kernel.return\n}\n")
+	return b.String()
+}
+
 // mixedKernel is a loop carrying a value that turns varying around a loop
 // carrying one value that stays uniform (a counter) and one that turns
 // varying: the inner loop is compiled again in the outer one's second
@@ -144,7 +176,8 @@ func TestLoopHintsExact(t *testing.T) {
 	for _, n := range []int{2, 3, 6} {
 		inputs = append(inputs,
 			[]loom.File{{Name: fmt.Sprintf("nested%d.loom", n), Src: []byte(nestedKernel(n))}},
-			[]loom.File{{Name: fmt.Sprintf("samestart%d.loom", n), Src: []byte(sameStartKernel(n))}})
+			[]loom.File{{Name: fmt.Sprintf("samestart%d.loom", n), Src: []byte(sameStartKernel(n))}},
+			[]loom.File{{Name: fmt.Sprintf("samestartwhile%d.loom", n), Src: []byte(sameStartWhileKernel(n))}})
 	}
 	compiled := 0
 	defer func() { useLoopHints = true }()
@@ -191,18 +224,35 @@ func TestLoopHintsExact(t *testing.T) {
 // linearly in its depth with the loop hints (it was 2^n). Allocations, not
 // time, so the bound holds on any machine.
 func TestNestedLoopCompileGrowth(t *testing.T) {
-	allocs := func(n int) float64 {
-		m := parseSrc(t, sameStartKernel(n))
-		return testing.AllocsPerRun(1, func() {
-			if _, err := Compile([]*loom.Module{m}, "nested", Options{}); err != nil {
-				t.Fatal(err)
-			}
-		})
+	for name, src := range map[string]func(int) string{"scf.for": sameStartKernel, "scf.while": sameStartWhileKernel} {
+		allocs := func(n int) float64 {
+			m := parseSrc(t, src(n))
+			return testing.AllocsPerRun(1, func() {
+				if _, err := Compile([]*loom.Module{m}, "nested", Options{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		a6, a12 := allocs(6), allocs(12)
+		t.Logf("%s allocations: depth 6 %.0f, depth 12 %.0f", name, a6, a12)
+		if a12 > 4*a6 {
+			t.Errorf("%s: depth 12 allocates %.0f, depth 6 %.0f: more than linear growth", name, a12, a6)
+		}
 	}
-	a6, a12 := allocs(6), allocs(12)
-	t.Logf("allocations: depth 6 %.0f, depth 12 %.0f", a6, a12)
-	if a12 > 4*a6 {
-		t.Fatalf("depth 12 allocates %.0f, depth 6 %.0f: more than linear growth", a12, a6)
+}
+
+// TestNestedWhileLoops runs sameStartWhileKernel: out[i] = in[i] + 1.
+func TestNestedWhileLoops(t *testing.T) {
+	for _, n := range []int{1, 5} {
+		r := compileRun(t, parseSrc(t, sameStartWhileKernel(n)), "nested", Options{})
+		in := ramp(1024, uint32(n), 3)
+		out := make([]byte, 4*1024)
+		r.run(nil, buf(f32bytes(in)), buf(out))
+		want := make([]float32, 1024)
+		for i := range 64 {
+			want[i] = in[i] + 1
+		}
+		exactF32(t, "out", bytesF32(out), want)
 	}
 }
 
