@@ -57,27 +57,36 @@ func BenchmarkCompileLong(b *testing.B) {
 	}
 }
 
+// oneGroupKernel is a kernel exported as export of one workgroup of 64
+// invocations over two f32 buffers, viewed as %in and %out (1024 elements),
+// with %i the invocation, %c0 and %c1 index constants and %a0 the f32
+// 1.0; body ends with its store into %out.
+func oneGroupKernel(export, body string) string {
+	return fmt.Sprintf(`kernel.def export(%q) @%s() {
+  %%one = index.constant 1 : index
+  %%wg = index.constant 64 : index
+  kernel.launch.config workgroups(%%one, %%one, %%one) workgroup_size(%%wg, %%one, %%one) : index
+} launch(%%src: buffer, %%dst: buffer) {
+  %%i = kernel.workitem.dispatch.id<x> : index
+  %%zero = index.constant 0 : offset
+  %%c0 = index.constant 0 : index
+  %%c1 = index.constant 1 : index
+  %%len = index.constant 1024 : index
+  %%in = buffer.view %%src[%%zero] : buffer -> view<[%%len]xf32>
+  %%out = buffer.view %%dst[%%zero] : buffer -> view<[%%len]xf32>
+  %%a0 = scalar.constant 1.0 : f32
+%s  kernel.return
+}
+`, export, export, body)
+}
+
 // nestedKernel is a kernel of n nested scf.for loops, each carrying one
 // f32 that starts uniform and turns varying in the innermost body (it adds
 // a per-work-item load), so every loop compiles its body a second time
 // with the value varying; the innermost body reads values defined at the
-// top, n scopes up.
+// top, n scopes up. It stores in[i] + 1.
 func nestedKernel(n int) string {
 	var b strings.Builder
-	b.WriteString(`kernel.def export("nested") @nested() {
-  %one = index.constant 1 : index
-  %wg = index.constant 64 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
-} launch(%src: buffer, %dst: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %zero = index.constant 0 : offset
-  %c0 = index.constant 0 : index
-  %c1 = index.constant 1 : index
-  %len = index.constant 1024 : index
-  %in = buffer.view %src[%zero] : buffer -> view<[%len]xf32>
-  %out = buffer.view %dst[%zero] : buffer -> view<[%len]xf32>
-  %a0 = scalar.constant 1.0 : f32
-`)
 	for k := range n {
 		fmt.Fprintf(&b, "  %%r%d = scf.for %%k%d = [%%c0 to %%c1 step %%c1] (%%a%d = %%a%d : f32) -> (f32) {\n", k, k, k+1, k)
 	}
@@ -85,8 +94,8 @@ func nestedKernel(n int) string {
 	for k := n - 1; k > 0; k-- {
 		fmt.Fprintf(&b, "  }\n  scf.yield %%r%d : f32\n", k)
 	}
-	b.WriteString("  }\n  view.store %r0, %out[%i] : f32, view<[%len]xf32>\n  kernel.return\n}\n")
-	return b.String()
+	b.WriteString("  }\n  view.store %r0, %out[%i] : f32, view<[%len]xf32>\n")
+	return oneGroupKernel("nested", b.String())
 }
 
 // BenchmarkCompileNested compiles nestedKernel at two depths (the parser

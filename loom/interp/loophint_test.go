@@ -25,54 +25,28 @@ func sameStartKernel(n int) string {
 }
 
 // sameStartWhileKernel is sameStartKernel's shape in scf.while loops, each
-// carrying a counter (uniform: one trip) and an f32 starting from %f1
-// that turns varying in the innermost do region.
+// carrying a counter (uniform: one trip) and an f32 starting from %a0
+// that turns varying in the innermost do region. It stores in[i] + 1.
 func sameStartWhileKernel(n int) string {
 	var b strings.Builder
-	b.WriteString(`kernel.def export("nested") @nested() {
-  %one = index.constant 1 : index
-  %wg = index.constant 64 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
-} launch(%src: buffer, %dst: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %zero = index.constant 0 : offset
-  %c0 = index.constant 0 : index
-  %c1 = index.constant 1 : index
-  %len = index.constant 1024 : index
-  %in = buffer.view %src[%zero] : buffer -> view<[%len]xf32>
-  %out = buffer.view %dst[%zero] : buffer -> view<[%len]xf32>
-  %f1 = scalar.constant 1.0 : f32
-`)
 	for k := range n {
-		fmt.Fprintf(&b, "  %%w%d, %%v%d = scf.while(%%c%dx = %%c0 : index, %%a%d = %%f1 : f32) -> (index, f32) {\n", k, k, k, k)
-		fmt.Fprintf(&b, "    %%go%d = index.cmp ult, %%c%dx, %%c1 : index\n    scf.condition %%go%d, %%c%dx, %%a%d : i1, index, f32\n", k, k, k, k, k)
+		fmt.Fprintf(&b, "  %%w%d, %%v%d = scf.while(%%n%d = %%c0 : index, %%s%d = %%a0 : f32) -> (index, f32) {\n", k, k, k, k)
+		fmt.Fprintf(&b, "    %%go%d = index.cmp ult, %%n%d, %%c1 : index\n    scf.condition %%go%d, %%n%d, %%s%d : i1, index, f32\n", k, k, k, k, k)
 		fmt.Fprintf(&b, "  } do(%%d%d: index, %%b%d: f32) {\n", k, k)
 	}
 	fmt.Fprintf(&b, "  %%x = view.load %%in[%%i] : view<[%%len]xf32> -> f32\n  %%v%d = scalar.addf %%x, %%b%d : f32\n", n, n-1)
 	for k := n - 1; k >= 0; k-- {
 		fmt.Fprintf(&b, "  %%e%d = index.add %%d%d, %%c1 : index\n  scf.yield %%e%d, %%v%d : index, f32\n  }\n", k, k, k, k+1)
 	}
-	b.WriteString("  view.store %v0, %out[%i] : f32, view<[%len]xf32>\n  kernel.return\n}\n")
-	return b.String()
+	b.WriteString("  view.store %v0, %out[%i] : f32, view<[%len]xf32>\n")
+	return oneGroupKernel("nested", b.String())
 }
 
 // mixedKernel is a loop carrying a value that turns varying around a loop
 // carrying one value that stays uniform (a counter) and one that turns
 // varying: the inner loop is compiled again in the outer one's second
 // attempt, where its hint must keep the counter uniform.
-const mixedKernel = `kernel.def export("mixed") @mixed() {
-  %one = index.constant 1 : index
-  %wg = index.constant 64 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
-} launch(%src: buffer, %dst: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %zero = index.constant 0 : offset
-  %c0 = index.constant 0 : index
-  %c1 = index.constant 1 : index
-  %c3 = index.constant 3 : index
-  %len = index.constant 1024 : index
-  %in = buffer.view %src[%zero] : buffer -> view<[%len]xf32>
-  %out = buffer.view %dst[%zero] : buffer -> view<[%len]xf32>
+var mixedKernel = oneGroupKernel("mixed", `  %c3 = index.constant 3 : index
   %f0 = scalar.constant 0.0 : f32
   %r = scf.for %k = [%c0 to %c3 step %c1] (%a = %f0 : f32) -> (f32) {
     %n, %v = scf.for %j = [%c0 to %c3 step %c1] (%cnt = %c0 : index, %acc = %f0 : f32) -> (index, f32) {
@@ -86,14 +60,12 @@ const mixedKernel = `kernel.def export("mixed") @mixed() {
     scf.yield %b : f32
   }
   view.store %r, %out[%i] : f32, view<[%len]xf32>
-  kernel.return
-}
-`
+`)
 
 // twoSitesKernel inlines one function with a loop at two call sites of a
 // loop body, once with uniform arguments and once with varying ones: two
 // instances of the inner loop, whose hints must not mix.
-const twoSitesKernel = `func.def @accum(%base: f32, %x: f32) -> (f32) {
+var twoSitesKernel = `func.def @accum(%base: f32, %x: f32) -> (f32) {
   %c0 = index.constant 0 : index
   %c1 = index.constant 1 : index
   %c2 = index.constant 2 : index
@@ -104,32 +76,17 @@ const twoSitesKernel = `func.def @accum(%base: f32, %x: f32) -> (f32) {
   func.return %r : f32
 }
 
-kernel.def export("two_sites") @two_sites() {
-  %one = index.constant 1 : index
-  %wg = index.constant 64 : index
-  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%wg, %one, %one) : index
-} launch(%src: buffer, %dst: buffer) {
-  %i = kernel.workitem.dispatch.id<x> : index
-  %zero = index.constant 0 : offset
-  %c0 = index.constant 0 : index
-  %c1 = index.constant 1 : index
-  %c2 = index.constant 2 : index
-  %len = index.constant 1024 : index
-  %in = buffer.view %src[%zero] : buffer -> view<[%len]xf32>
-  %out = buffer.view %dst[%zero] : buffer -> view<[%len]xf32>
+` + oneGroupKernel("two_sites", `  %c2 = index.constant 2 : index
   %f0 = scalar.constant 0.0 : f32
-  %f1 = scalar.constant 1.0 : f32
   %x = view.load %in[%i] : view<[%len]xf32> -> f32
   %r = scf.for %k = [%c0 to %c2 step %c1] (%a = %f0 : f32) -> (f32) {
-    %u = func.call @accum(%f1, %f1) : (f32, f32) -> (f32)
+    %u = func.call @accum(%a0, %a0) : (f32, f32) -> (f32)
     %w = func.call @accum(%a, %x) : (f32, f32) -> (f32)
     %b = scalar.addf %w, %u : f32
     scf.yield %b : f32
   }
   view.store %r, %out[%i] : f32, view<[%len]xf32>
-  kernel.return
-}
-`
+`)
 
 // compiledShape is what a compile decided, register by register, for
 // TestLoopHintsExact to compare.
@@ -244,15 +201,7 @@ func TestNestedLoopCompileGrowth(t *testing.T) {
 // TestNestedWhileLoops runs sameStartWhileKernel: out[i] = in[i] + 1.
 func TestNestedWhileLoops(t *testing.T) {
 	for _, n := range []int{1, 5} {
-		r := compileRun(t, parseSrc(t, sameStartWhileKernel(n)), "nested", Options{})
-		in := ramp(1024, uint32(n), 3)
-		out := make([]byte, 4*1024)
-		r.run(nil, buf(f32bytes(in)), buf(out))
-		want := make([]float32, 1024)
-		for i := range 64 {
-			want[i] = in[i] + 1
-		}
-		exactF32(t, "out", bytesF32(out), want)
+		checkPlusOne(t, sameStartWhileKernel(n), uint32(n))
 	}
 }
 
