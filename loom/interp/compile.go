@@ -16,6 +16,8 @@ type compiler struct {
 	defs     map[string]*loom.ConfigDef
 	// calls is the chain of functions being inlined, to refuse recursion.
 	calls []string
+	// ops counts the ops compiled, against loom.MaxCompiledOps.
+	ops int
 	// site numbers the chain of call ops being inlined (0: the kernel
 	// body itself; sites interns them): with a loop op it names one
 	// instance of the loop in the inlined code.
@@ -471,6 +473,9 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 
 // op compiles one operation.
 func (c *compiler) op(b *block, op *loom.Op, last bool) (instr, error) {
+	if c.ops++; c.ops > loom.MaxCompiledOps {
+		return nil, compileErr(op.Pos, ErrUnsupported, "the kernel compiles to more than %d operations (each inlined call's body and each loop body compiled again count every time; inlining %s here): too large for the CPU executor", loom.MaxCompiledOps, loom.CallChain(c.calls))
+	}
 	if loom.LayoutOnly(op) {
 		return nil, nil // only view types use it (loom.DenseLayout)
 	}

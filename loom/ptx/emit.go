@@ -116,6 +116,8 @@ type emitter struct {
 	// wg is the static workgroup size, when the launch config gives one.
 	wg      [3]int64
 	wgKnown bool
+	// ops counts the ops emitted, against loom.MaxCompiledOps.
+	ops int
 	// calls is the inline stack, to refuse recursion.
 	calls []string
 	// frame is the innermost inlined call, receiving func.return values.
@@ -570,6 +572,9 @@ func resultType(op *loom.Op, i int) *loom.Type {
 
 // op lowers one operation.
 func (e *emitter) op(op *loom.Op) error {
+	if e.ops++; e.ops > loom.MaxCompiledOps {
+		return unsupported(op, "the kernel compiles to more than %d operations (each inlined call's body and each unrolled loop trip count every time; inlining %s here): too large to lower to PTX", loom.MaxCompiledOps, loom.CallChain(e.calls))
+	}
 	e.wgmmaBefore(op)
 	if loom.LayoutOnly(op) {
 		return nil // only view types use it (loom.DenseLayout)

@@ -54,3 +54,21 @@ func TestOnlyKernel(t *testing.T) {
 		t.Fatalf("an export no kernel has: kernels %v, ops %v, want none and the function", none[0].Kernels, none[0].Ops)
 	}
 }
+
+// TestCallChain: short chains in full, long ones with the middle elided.
+func TestCallChain(t *testing.T) {
+	for _, c := range []struct {
+		calls []string
+		want  string
+	}{
+		{nil, "no call"},
+		{[]string{"a"}, "@a"},
+		{[]string{"a", "b", "c", "d", "e", "f"}, "@a → @b → @c → @d → @e → @f"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g"}, "@a → @b → @c → … → @e → @f → @g"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}, "@a → @b → @c → … → @g → @h → @i"},
+	} {
+		if got := CallChain(c.calls); got != c.want {
+			t.Errorf("CallChain(%q) = %q, want %q", c.calls, got, c.want)
+		}
+	}
+}
