@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/loomgen/loomgen/loom"
@@ -597,5 +596,3 @@ func elemOf(t *loom.Type) *loom.Type {
 	}
 	return t
 }
-
-var _ = fmt.Sprintf
