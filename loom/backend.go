@@ -56,11 +56,11 @@ func OnlyKernel(mods []*Module, export string) []*Module {
 }
 
 // CallChain describes a chain of functions being inlined (symbols without
-// '@', outermost first) for an error: "@a → @b → @c", the middle of a
-// long chain elided.
+// '@', outermost first) for an error: "; inlining @a → @b → @c here", the
+// middle of a long chain elided, or "" for none.
 func CallChain(calls []string) string {
 	if len(calls) == 0 {
-		return "no call"
+		return ""
 	}
 	parts := make([]string, 0, 7)
 	for i, c := range calls {
@@ -72,5 +72,5 @@ func CallChain(calls []string) string {
 			parts = append(parts, "@"+c)
 		}
 	}
-	return strings.Join(parts, " → ")
+	return "; inlining " + strings.Join(parts, " → ") + " here"
 }

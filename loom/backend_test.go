@@ -61,11 +61,11 @@ func TestCallChain(t *testing.T) {
 		calls []string
 		want  string
 	}{
-		{nil, "no call"},
-		{[]string{"a"}, "@a"},
-		{[]string{"a", "b", "c", "d", "e", "f"}, "@a → @b → @c → @d → @e → @f"},
-		{[]string{"a", "b", "c", "d", "e", "f", "g"}, "@a → @b → @c → … → @e → @f → @g"},
-		{[]string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}, "@a → @b → @c → … → @g → @h → @i"},
+		{nil, ""},
+		{[]string{"a"}, "; inlining @a here"},
+		{[]string{"a", "b", "c", "d", "e", "f"}, "; inlining @a → @b → @c → @d → @e → @f here"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g"}, "; inlining @a → @b → @c → … → @e → @f → @g here"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}, "; inlining @a → @b → @c → … → @g → @h → @i here"},
 	} {
 		if got := CallChain(c.calls); got != c.want {
 			t.Errorf("CallChain(%q) = %q, want %q", c.calls, got, c.want)

@@ -473,7 +473,7 @@ func (c *compiler) region(b *block, r *loom.Region) ([]instr, error) {
 // op compiles one operation.
 func (c *compiler) op(b *block, op *loom.Op, last bool) (instr, error) {
 	if c.ops++; c.ops > loom.MaxCompiledOps {
-		return nil, compileErr(op.Pos, ErrUnsupported, "the kernel compiles to more than %d operations (each inlined call's body and each loop body compiled again count every time; inlining %s here): too large for the CPU executor", loom.MaxCompiledOps, loom.CallChain(c.calls))
+		return nil, compileErr(op.Pos, ErrUnsupported, "the kernel compiles to more than %d operations (each inlined call's body and each loop body compiled again count every time%s): too large for the CPU executor", loom.MaxCompiledOps, loom.CallChain(c.calls))
 	}
 	if loom.LayoutOnly(op) {
 		return nil, nil // only view types use it (loom.DenseLayout)

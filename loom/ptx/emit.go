@@ -573,7 +573,7 @@ func resultType(op *loom.Op, i int) *loom.Type {
 // op lowers one operation.
 func (e *emitter) op(op *loom.Op) error {
 	if e.ops++; e.ops > loom.MaxCompiledOps {
-		return unsupported(op, "the kernel compiles to more than %d operations (each inlined call's body and each unrolled loop trip count every time; inlining %s here): too large to lower to PTX", loom.MaxCompiledOps, loom.CallChain(e.calls))
+		return unsupported(op, "the kernel compiles to more than %d operations (each inlined call's body and each unrolled loop trip count every time%s): too large to lower to PTX", loom.MaxCompiledOps, loom.CallChain(e.calls))
 	}
 	e.wgmmaBefore(op)
 	if loom.LayoutOnly(op) {
