@@ -423,3 +423,95 @@ func Q4K(export string, rows, cols int) *Instance {
 
 // matvecWhat states the mat-vecs' reference.
 const matvecWhat = "float64 over the dequantized weights and the q8-quantized activations (blocks of 32, as the kernels quantize them), error ≤ 3e-5·Σ|w·x| per row"
+
+// Attention is one decode step of grouped-query attention over an f16 KV
+// cache of seq positions: 4·kvh query heads of 128 dimensions, four to a
+// kv head, scores scaled by 1/8 (a power of two, so the scaled queries are
+// exact). The kernel writes each 128-position chunk's partial softmax
+// state; the check merges them as flash-decoding's second step does and
+// compares every head's output with a float64 softmax·V.
+func Attention(kvh, seq int) *Instance {
+	const dim, group, scale = 128, 4, 0.125
+	qh, chunks := kvh*group, seq/128
+	q := uniform(qh*dim, 11, -2, 4)
+	// uniform's grid of 2^-10 in [-1, 1) is exact in f16.
+	kf, vf := uniform(kvh*seq*dim, 12, -1, 2), uniform(kvh*seq*dim, 13, -1, 2)
+	half := func(v []float32) []byte {
+		b := make([]byte, 2*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint16(b[2*i:], f16(x))
+		}
+		return b
+	}
+	const rec = dim + 2 // acc[128], m, l
+	inst := &Instance{
+		File: "attention.loom", Export: "attn_decode_f16", Shape: fmt.Sprintf("%dx%dx%d", qh, kvh, seq),
+		Workload: []int64{int64(kvh), int64(seq)},
+		Args: []Arg{idx(kvh), idx(seq), f32arg(scale), in(f32le(q)), in(half(kf)), in(half(vf)),
+			out(4 * kvh * chunks * group * rec)},
+		Bytes:     float64(4*len(q) + 2*len(kf) + 2*len(vf) + 4*kvh*chunks*group*rec),
+		Flops:     4 * float64(qh) * float64(seq) * dim,
+		Weights:   []int{4, 5},
+		CheckWhat: "partials merged in float64, against a float64 softmax(q·Kᵀ/8)·V per head, error ≤ 2e-5·Σ softmax·|V| per element",
+	}
+	inst.Check = func(o []byte) (float64, error) {
+		got := f32s(o)
+		if len(got) != kvh*chunks*group*rec {
+			return 0, fmt.Errorf("attention: %d outputs, want %d", len(got), kvh*chunks*group*rec)
+		}
+		var merged, want, mag []float64
+		w := make([]float64, seq)
+		for h := range kvh {
+			for g := range group {
+				// The kernel's partials, merged.
+				at := func(c int) []float32 { i := ((h*chunks+c)*group + g) * rec; return got[i : i+rec] }
+				big := math.Inf(-1)
+				for c := range chunks {
+					big = max(big, float64(at(c)[dim]))
+				}
+				var l float64
+				acc := make([]float64, dim)
+				for c := range chunks {
+					p := at(c)
+					f := math.Exp(float64(p[dim]) - big)
+					l += float64(p[dim+1]) * f
+					for d := range dim {
+						acc[d] += float64(p[d]) * f
+					}
+				}
+				// The reference.
+				qr := q[(h*group+g)*dim:][:dim]
+				top := math.Inf(-1)
+				for p := range seq {
+					var s float64
+					for d, x := range kf[(h*seq+p)*dim:][:dim] {
+						s += float64(qr[d]) * float64(x)
+					}
+					w[p] = s * scale
+					top = max(top, w[p])
+				}
+				var sum float64
+				for p := range w {
+					w[p] = math.Exp(w[p] - top)
+					sum += w[p]
+				}
+				for d := range dim {
+					var y, m float64
+					for p := range seq {
+						v := float64(vf[(h*seq+p)*dim+d])
+						y += w[p] * v
+						m += w[p] * math.Abs(v)
+					}
+					merged = append(merged, acc[d]/l)
+					want, mag = append(want, y/sum), append(mag, m/sum)
+				}
+			}
+		}
+		got32 := make([]float32, len(merged))
+		for i, x := range merged {
+			got32[i] = float32(x)
+		}
+		return closeTo("attention", got32, want, func(i int) float64 { return 2e-5 * (mag[i] + 1e-6) })
+	}
+	return inst
+}

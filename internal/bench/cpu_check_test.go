@@ -75,6 +75,7 @@ func TestKernelsOnCPU(t *testing.T) {
 		{"q8_0/odd-steps", Q8_0("matvec_q8_0", 37, 14336)},
 		{"q4_K/one-step", Q4K("matvec_q4_k", 3, 2048)},
 		{"q4_K/odd-steps", Q4K("matvec_q4_k", 37, 14336)},
+		{"attention", Attention(2, 512)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -79,6 +79,10 @@ func RunGPU(opt GPUOptions, rep *Report) error {
 		{"softmax_f32_back", "gpu-memory", func() *Instance { return Softmax("softmax_f32_back", 8192, 4096) }, nil},
 		{"softmax_f32_back", "gpu-memory", func() *Instance { return Softmax("softmax_f32_back", 2048, 16384) }, nil},
 		{"rope_f32", "gpu-memory", func() *Instance { return RoPE(8192, 32) }, memoryTargets},
+		// Context, no target: decode attention over an f16 KV cache
+		// (32 query heads on 8 kv heads), a short and a long context.
+		{"attn_decode_f16", "gpu-memory", func() *Instance { return Attention(8, 4096) }, nil},
+		{"attn_decode_f16", "gpu-memory", func() *Instance { return Attention(8, 32768) }, nil},
 	}
 	for _, export := range matvecExports {
 		mk := Q8_0
