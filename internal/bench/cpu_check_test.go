@@ -10,7 +10,7 @@ import (
 
 // runOnCPU runs an instance on the CPU executor with its launch config and
 // returns the output bytes.
-func runOnCPU(t *testing.T, inst *Instance) []byte {
+func runOnCPU(t testing.TB, inst *Instance) []byte {
 	t.Helper()
 	m, err := parseKernel(inst.File)
 	if err != nil {
@@ -93,6 +93,26 @@ func TestKernelsOnCPU(t *testing.T) {
 			v[len(v)/2] = float32(math.NaN())
 			if _, err := c.inst.Check(f32le(v)); err == nil {
 				t.Error("an unwritten (NaN) output passed the check")
+			}
+		})
+	}
+}
+
+// BenchmarkCPUExecutor runs suite kernels shaped like a model's on the CPU
+// executor (two workers, as TestKernelsOnCPU), for the executor's own
+// work: the decode attention over 4096 positions of 8 kv heads, and a
+// q4_K mat-vec.
+func BenchmarkCPUExecutor(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		inst *Instance
+	}{
+		{"attention/8x4096", Attention(8, 4096)},
+		{"q4_K/256x4096", Q4K("matvec_q4_k", 256, 4096)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				runOnCPU(b, c.inst)
 			}
 		})
 	}

@@ -386,31 +386,37 @@ func combineRange(fr *frame, cb combiner, x, r *slot, g0, g1 int, scan, excl, re
 	}
 }
 
-// clusterReduce reduces within clusters of size lanes spaced stride apart.
+// clusterReduce reduces within clusters of size lanes spaced stride apart:
+// each cluster once, over its active lanes in lane order, its result given
+// to every active lane of it. The results go through scratch first, as r
+// may share x's register.
 func clusterReduce(fr *frame, cb combiner, x, r *slot, g0, g1, size, stride int) {
 	span := size * stride
-	for l := g0; l < g1; l++ {
-		if !fr.mask[l] {
-			continue
-		}
-		rel := l - g0
-		base := g0 + rel/span*span + rel%stride
-		accI, accF := cb.idI, cb.idF
-		for j := 0; j < size; j++ {
-			m := base + j*stride
-			if m >= g1 || !fr.mask[m] {
+	for b := g0; b < g1; b += span {
+		for res := range stride {
+			accI, accF := cb.idI, cb.idF
+			any := false
+			for m := b + res; m < min(b+span, g1); m += stride {
+				if !fr.mask[m] {
+					continue
+				}
+				any = true
+				if cb.isFloat {
+					accF = cb.ff(accF, fr.F[x.idx][laneIdx(x, m)])
+				} else {
+					accI = cb.fi(accI, fr.I[x.idx][laneIdx(x, m)])
+				}
+			}
+			if !any {
 				continue
 			}
-			if cb.isFloat {
-				accF = cb.ff(accF, fr.F[x.idx][laneIdx(x, m)])
-			} else {
-				accI = cb.fi(accI, fr.I[x.idx][laneIdx(x, m)])
+			for m := b + res; m < min(b+span, g1); m += stride {
+				if cb.isFloat {
+					fr.scrF[3][m] = accF
+				} else {
+					fr.scrI[3][m] = accI
+				}
 			}
-		}
-		if cb.isFloat {
-			fr.scrF[3][l] = accF
-		} else {
-			fr.scrI[3][l] = accI
 		}
 	}
 	for l := g0; l < g1; l++ {

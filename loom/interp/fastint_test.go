@@ -429,7 +429,7 @@ const gatherEncSrc = `kernel.def export("k") @k() {
 `
 
 // TestGatherEncodings: loads through a rank-1 view at a varying index
-// (vecGather1, decoding inline or through the codec, whatever index the
+// (vecGather, decoding inline or through the codec, whatever index the
 // inactive lanes hold) return every element type's values unchanged on the
 // active lanes of a mask with gaps, and leave the other lanes alone. The f16 and bf16 inputs hold normal,
 // subnormal, zero, negative and infinite values.
@@ -491,7 +491,7 @@ func TestGatherEncodings(t *testing.T) {
 				want = 1 // the scalar load takes fastLoad
 			}
 			if ran := gatherRuns.Load() - before; ran != want {
-				t.Fatalf("%d loads took vecGather1, want %d", ran, want)
+				t.Fatalf("%d loads took vecGather, want %d", ran, want)
 			}
 			n := c.size
 			if !bytes.Equal(hb, x[2*n:4*n]) {

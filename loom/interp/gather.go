@@ -264,47 +264,93 @@ func (g *gatherIdx) at(l int) (int64, bool) {
 	return off, off >= 0 && off <= g.limit
 }
 
-// vecGather1 is a load of n elements (a scalar: n = 1) through a uniform
-// rank-1 view at one varying index into a varying result, of any element
-// type (gatherN and fastLoad take f32): one extent test per lane (i …
-// i+n−1 inside the view), then the elements, decoded inline for the common
-// types (loadLanesI, loadLanesF), with no offsets through the general
-// path. generic runs where a lane is outside the extent (it reports the
-// lane), the view does not lie wholly in its bound bytes, or its blocks
-// are a batch's workgroup copies (gstride).
-func vecGather1(a *access, r *slot, n int, generic instr) instr {
+// vecGather is a load of n elements (a scalar: n = 1) through a uniform
+// view of any rank at indices of which at least one varies, into a varying
+// result, of any element type (gatherN and fastLoad take f32): the uniform
+// indices' part of the offset once, then one extent test per lane and
+// varying index (the last index i … i+n−1 inside its axis), then the
+// elements, decoded inline for the common types (loadLanesI, loadLanesF),
+// with no offsets through the general path. generic runs where an index
+// is outside its extent (it reports the lane), the view does not lie
+// wholly in its bound bytes, or its blocks are a batch's workgroup copies
+// (gstride).
+func vecGather(a *access, r *slot, n int, generic instr) instr {
 	size := int64(a.cd.size)
+	rank := len(a.idx)
 	return func(fr *frame) error {
 		v := &fr.V[a.v.idx][0]
-		if v.mem == nil || v.gstride != 0 || !v.fits(int(size)) {
+		if v.mem == nil || v.gstride != 0 || int(v.rank) != rank || !v.fits(int(size)) {
 			return generic(fr)
 		}
-		L, ix := fr.L, fr.I[a.idx[0].idx]
-		dim, st, base := v.dims[0], v.strides[0]*size, v.base
-		last := int64(n - 1)
+		L := fr.L
+		// An index's limit: its extent, less n−1 on the last axis.
+		var lim, st [maxRank]int64
+		var vary [maxRank]int
+		nv := 0
+		base := v.base
+		for k, s := range a.idx {
+			lim[k], st[k] = v.dims[k], v.strides[k]*size
+			if k == rank-1 {
+				lim[k] -= int64(n - 1)
+			}
+			if lim[k] <= 0 {
+				return generic(fr) // no index fits: generic reports the lane
+			}
+			if !s.uni {
+				vary[nv] = k
+				nv++
+				continue
+			}
+			i := fr.I[s.idx][0]
+			if i < 0 || i >= lim[k] {
+				return generic(fr)
+			}
+			base += i * st[k]
+		}
 		// First each lane's byte offset (-1: not active), so that no lane
 		// is written before every one is known to be inside the extent;
 		// then the elements, one row of lanes at a time.
 		lo, hi := fr.lo, fr.hi
 		offs := fr.scrI[0][lo:hi]
 		full := fr.dense()
-		for j := range offs {
-			if !full && !fr.mask[lo+j] {
-				offs[j] = -1
-				continue
+		if nv == 1 {
+			// One varying index, the common case, in a loop of its own.
+			ix, lk, sk := fr.I[a.idx[vary[0]].idx], uint64(lim[vary[0]]), st[vary[0]]
+			for j := range offs {
+				if !full && !fr.mask[lo+j] {
+					offs[j] = -1
+					continue
+				}
+				i := ix[lo+j]
+				if uint64(i) >= lk {
+					return generic(fr)
+				}
+				offs[j] = base + i*sk
 			}
-			i := ix[lo+j]
-			if i < 0 || i > dim-1-last {
-				return generic(fr)
+		} else {
+			for j := range offs {
+				if !full && !fr.mask[lo+j] {
+					offs[j] = -1
+					continue
+				}
+				off := base
+				for _, k := range vary[:nv] {
+					i := fr.I[a.idx[k].idx][lo+j]
+					if i < 0 || i >= lim[k] {
+						return generic(fr)
+					}
+					off += i * st[k]
+				}
+				offs[j] = off
 			}
-			offs[j] = base + i*st
 		}
+		step := st[rank-1]
 		for k := range int64(n) {
 			at := int(k)*L + lo
 			if a.cd.isFloat {
-				loadLanesF(&a.cd, fr.F[r.idx][at:at+len(offs)], v.mem, offs, k*st)
+				loadLanesF(&a.cd, fr.F[r.idx][at:at+len(offs)], v.mem, offs, k*step)
 			} else {
-				loadLanesI(&a.cd, fr.I[r.idx][at:at+len(offs)], v.mem, offs, k*st)
+				loadLanesI(&a.cd, fr.I[r.idx][at:at+len(offs)], v.mem, offs, k*step)
 			}
 		}
 		return gathered()
@@ -390,4 +436,14 @@ func decodeRun[T int64 | float64](dst []T, step int, mem []byte, n, size int, de
 	for i := range n {
 		dst[i*step] = dec(mem[i*size:])
 	}
+}
+
+// anyVaries reports whether some index of an access varies by lane.
+func anyVaries(idx []*slot) bool {
+	for _, s := range idx {
+		if !s.uni {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/loomgen/loomgen/loom"
@@ -367,4 +368,104 @@ func inlineAndGeneric(t *testing.T, m *loom.Module, export string, outBytes int,
 		t.Fatal("the inline and generic forms wrote different bytes")
 	}
 	return outs[0], errs[0], inline, tiled
+}
+
+// gather3Kernel reads a vector of four elements through a rank-3 view at
+// [du, tid/8 + dr, (tid%2)·4 + dc] (du uniform, the others varying) and
+// one element through another rank-3 view of the same bytes at
+// [tid/8 + dr, du, (tid%2)·4 + dc], and writes both to row tid of a
+// 32×5 view: the launch arguments du, dr and dc push each axis past its
+// extent in turn.
+const gather3Kernel = `
+kernel.def export("gather3d") @gather3d() {
+  %c1 = index.constant 1 : index
+  %c32 = index.constant 32 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c32, %c1, %c1) : index
+} launch(%du: index, %dr: index, %dc: index, %src: buffer, %dst: buffer) {
+  %tid = kernel.workitem.id<x> : index
+  %c0 = index.constant 0 : index
+  %c2 = index.constant 2 : index
+  %c4 = index.constant 4 : index
+  %c8 = index.constant 8 : index
+  %z = index.constant 0 : offset
+  %in = buffer.view %src[%z] : buffer -> view<2x4x8xT>
+  %in2 = buffer.view %src[%z] : buffer -> view<4x2x8xT>
+  %out = buffer.view %dst[%z] : buffer -> view<32x5xT>
+  %r = index.div %tid, %c8 : index
+  %odd = index.rem %tid, %c2 : index
+  %c = index.mul %odd, %c4 : index
+  %rr = index.add %r, %dr : index
+  %cc = index.add %c, %dc : index
+  %v = vector.load %in[%du, %rr, %cc] : view<2x4x8xT> -> vector<4xT>
+  vector.store %v, %out[%tid, %c0] : vector<4xT>, view<32x5xT>
+  %s = view.load %in2[%rr, %du, %cc] : view<4x2x8xT> -> T
+  view.store %s, %out[%tid, %c4] : T, view<32x5xT>
+  kernel.return
+}
+`
+
+// TestGatherRank3: vector and scalar loads through rank-3 views at a mix
+// of uniform and varying indices take the inline form (vecGather), read
+// the elements the views' strides name for every element type, and give
+// the same bytes and the same errors as the generic form, with each axis
+// past its extent.
+func TestGatherRank3(t *testing.T) {
+	cases := []struct {
+		name       string
+		du, dr, dc int64
+		bad        bool
+	}{
+		{"in range", 0, 0, 0, false},
+		{"in range, second block", 1, 0, 0, false},
+		{"uniform index past its extent", 2, 0, 0, true},
+		{"varying row past its extent", 0, 1, 0, true},
+		{"vector past the last axis", 0, 0, 1, true},
+		{"negative column", 0, 0, -1, true},
+	}
+	for _, typ := range []struct {
+		name string
+		size int
+	}{{"i8", 1}, {"f16", 2}, {"bf16", 2}, {"i32", 4}, {"f64", 8}} {
+		m := parseSrc(t, strings.ReplaceAll(gather3Kernel, "T", typ.name))
+		n := typ.size
+		src := make([]byte, 64*n)
+		for i := range src {
+			src[i] = byte(i*29 + 7)
+		}
+		if n >= 2 { // finite floats: clear each element's exponent's top bit
+			for i := range 64 {
+				src[(i+1)*n-1] &= 0x3f
+			}
+		}
+		elem := func(i int) []byte { return src[i*n : (i+1)*n] }
+		for _, tc := range cases {
+			t.Run(typ.name+"/"+tc.name, func(t *testing.T) {
+				out, err, inline, _ := inlineAndGeneric(t, m, "gather3d", 32*5*n, func(out []byte) []Arg {
+					return []Arg{idx(tc.du), idx(tc.dr), idx(tc.dc), buf(src), buf(out)}
+				})
+				if tc.bad != (err != nil) || tc.bad && !errors.Is(err, ErrOutOfBounds) {
+					t.Fatalf("error %v, want out of bounds: %v", err, tc.bad)
+				}
+				if tc.bad {
+					return
+				}
+				if inline != 2 {
+					t.Fatalf("%d inline loads completed, want 2", inline)
+				}
+				du := int(tc.du)
+				for tid := range 32 {
+					r, c := tid/8, tid%2*4
+					row := out[tid*5*n:][:5*n]
+					for j := range 4 {
+						if got, want := row[j*n:(j+1)*n], elem((du*4+r)*8+c+j); !bytes.Equal(got, want) {
+							t.Fatalf("lane %d vector element %d: % x, want % x", tid, j, got, want)
+						}
+					}
+					if got, want := row[4*n:], elem((r*2+du)*8+c); !bytes.Equal(got, want) {
+						t.Fatalf("lane %d scalar: % x, want % x", tid, got, want)
+					}
+				}
+			})
+		}
+	}
 }

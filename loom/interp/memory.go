@@ -706,8 +706,8 @@ func (c *compiler) loadStore(b *block, op *loom.Op, name string) (instr, error) 
 		if fast := gatherN(a, r, generic); fast != nil && !atomic {
 			return fast, nil
 		}
-		if !noFuse && !atomic && !r.uni && a.v.uni && len(a.idx) == 1 && !a.idx[0].uni {
-			return vecGather1(a, r, 1, generic), nil
+		if !noFuse && !atomic && !r.uni && a.v.uni && anyVaries(a.idx) {
+			return vecGather(a, r, 1, generic), nil
 		}
 		return generic, nil
 	}

@@ -832,8 +832,8 @@ func (c *compiler) vecMemory(b *block, op *loom.Op, rest string) (instr, error) 
 		}
 		return nil
 	}
-	if !store && len(shape) == 1 && mask == nil && !checked && !r.uni && a.v.uni && len(a.idx) == 1 && !a.idx[0].uni {
-		return vecGather1(a, r, n, generic), nil
+	if !noFuse && !store && len(shape) == 1 && mask == nil && !checked && !r.uni && a.v.uni && anyVaries(a.idx) {
+		return vecGather(a, r, n, generic), nil
 	}
 	return generic, nil
 }
