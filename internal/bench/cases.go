@@ -13,11 +13,17 @@ import (
 //go:embed kernels/*.loom
 var kernelFS embed.FS
 
-// NativeFS holds the CUDA sources of the nvcc and cuBLAS sides:
-// kernels.cu and cublas.c.
+// NativeFS holds the CUDA sources of the nvcc and cuBLAS sides: the .cu
+// files of the nvcc side (NvccSources), the header they share, and
+// cublas.c.
 //
-//go:embed native/kernels.cu native/cublas.c
+//go:embed native/kernels.cu native/attention.cu native/entry.cuh native/cublas.c
 var NativeFS embed.FS
+
+// NvccSources are the nvcc side's files in native/, each built to PTX
+// and loaded on its own, so that one that does not build costs only its
+// own kernels' comparisons.
+var NvccSources = []string{"kernels.cu", "attention.cu"}
 
 // parseKernel parses one embedded Loom file.
 func parseKernel(file string) (*loom.Module, error) {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -17,9 +18,11 @@ import (
 
 // GPUOptions configure the GPU suite.
 type GPUOptions struct {
-	// NvccPTX is the PTX nvcc built from native/kernels.cu; CublasLib the
+	// NvccPTX are the PTX files nvcc built from the nvcc side's sources
+	// (NvccSources), each loaded as a module of its own; CublasLib the
 	// shared library built from native/cublas.c (empty: no cuBLAS side).
-	NvccPTX, CublasLib string
+	NvccPTX   []string
+	CublasLib string
 	// Rounds of alternating timing per comparison.
 	Rounds int
 	// DumpPTX, when set, is a folder that receives our PTX per kernel.
@@ -35,7 +38,7 @@ type gpu struct {
 	opt        GPUOptions
 	ctx        *hip.Context
 	s          *hip.Stream
-	nv         *hip.Module
+	nv         []*hip.Module
 	start, end *hip.Event
 	cublasInit uintptr
 	cublasGemm uintptr
@@ -68,15 +71,17 @@ func OpenGPU(opt GPUOptions, machine map[string]string) (g *gpu, err error) {
 		return nil, err
 	}
 	g.closers = append(g.closers, func() { g.start.Close(); g.end.Close() })
-	if opt.NvccPTX != "" {
-		src, err := os.ReadFile(opt.NvccPTX)
+	for _, file := range opt.NvccPTX {
+		src, err := os.ReadFile(file)
 		if err != nil {
 			return nil, err
 		}
-		if g.nv, err = ctx.LoadModule(src); err != nil {
-			return nil, fmt.Errorf("JIT of nvcc's PTX %s: %w", opt.NvccPTX, err)
+		m, err := ctx.LoadModule(src)
+		if err != nil {
+			return nil, fmt.Errorf("JIT of nvcc's PTX %s: %w", file, err)
 		}
-		g.closers = append(g.closers, func() { g.nv.Close() })
+		g.nv = append(g.nv, m)
+		g.closers = append(g.closers, func() { m.Close() })
 	}
 	if opt.CublasLib != "" {
 		h, err := purego.Dlopen(opt.CublasLib, purego.RTLD_NOW|purego.RTLD_LOCAL)
@@ -378,10 +383,10 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 		return fail(err)
 	}
 	sides = append(sides, lo)
-	if g.nv != nil {
+	if len(g.nv) > 0 {
 		// A kernel without an nvcc entry is still measured, against
 		// the copy rate only.
-		if fn, err := g.nv.Function(k.Entry); err != nil {
+		if fn, err := g.nvccFunction(k.Entry); err != nil {
 			g.logf("%s: no nvcc side: %v", inst.Export, err)
 			res.Check += "; no nvcc side (" + err.Error() + ")"
 		} else {
@@ -481,7 +486,7 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 		}
 		out = append(out, gr)
 		// Both sides wait for their predecessor at entry (ours:
-		// WaitsForPredecessors; nvcc's: entry_wait in kernels.cu), so
+		// WaitsForPredecessors; nvcc's: entry_wait, native/entry.cuh), so
 		// their chains may also be linked programmatically.
 		if k.WaitsForPredecessors && g.ctx.SupportsProgrammaticDependencies() {
 			gr, err := g.graphResult(group, inst, streamSides, per, outLen, copyGBs, targets, true)
@@ -662,4 +667,17 @@ func summary(r Result) string {
 		s += fmt.Sprintf("| vs %s %.3f (p95 %.3f) ", q.Versus, q.Median, q.P95)
 	}
 	return s
+}
+
+// nvccFunction finds entry in the first of nvcc's modules that has it.
+func (g *gpu) nvccFunction(entry string) (*hip.Function, error) {
+	var first error
+	for _, m := range g.nv {
+		fn, err := m.Function(entry)
+		if err == nil {
+			return fn, nil
+		}
+		first = cmp.Or(first, err)
+	}
+	return nil, first
 }
