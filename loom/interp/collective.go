@@ -388,43 +388,32 @@ func combineRange(fr *frame, cb combiner, x, r *slot, g0, g1 int, scan, excl, re
 
 // clusterReduce reduces within clusters of size lanes spaced stride apart:
 // each cluster once, over its active lanes in lane order, its result given
-// to every active lane of it. The results go through scratch first, as r
-// may share x's register.
+// to every active lane of it (r is a register of its own: SSA slots are
+// never shared).
 func clusterReduce(fr *frame, cb combiner, x, r *slot, g0, g1, size, stride int) {
 	span := size * stride
 	for b := g0; b < g1; b += span {
 		for res := range stride {
 			accI, accF := cb.idI, cb.idF
-			any := false
 			for m := b + res; m < min(b+span, g1); m += stride {
 				if !fr.mask[m] {
 					continue
 				}
-				any = true
 				if cb.isFloat {
 					accF = cb.ff(accF, fr.F[x.idx][laneIdx(x, m)])
 				} else {
 					accI = cb.fi(accI, fr.I[x.idx][laneIdx(x, m)])
 				}
 			}
-			if !any {
-				continue
-			}
 			for m := b + res; m < min(b+span, g1); m += stride {
-				if cb.isFloat {
-					fr.scrF[3][m] = accF
-				} else {
-					fr.scrI[3][m] = accI
+				if !fr.mask[m] {
+					continue
 				}
-			}
-		}
-	}
-	for l := g0; l < g1; l++ {
-		if fr.mask[l] {
-			if cb.isFloat {
-				fr.F[r.idx][l] = fr.scrF[3][l]
-			} else {
-				fr.I[r.idx][l] = fr.scrI[3][l]
+				if cb.isFloat {
+					fr.F[r.idx][m] = accF
+				} else {
+					fr.I[r.idx][m] = accI
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/x448/float16"
@@ -111,6 +112,78 @@ func TestFMA32IsCorrectlyRounded(t *testing.T) {
 		}
 		if got := fma32(float64(c.a), float64(c.b), float64(c.c)); got != float64(want) {
 			t.Fatalf("fma32(%v, %v, %v) = %v, want %v", c.a, c.b, c.c, got, want)
+		}
+	}
+}
+
+// dotfKernel is r[l] = dotf(x[l], y[l], a[l]) over vector<2xf32> rows;
+// with UNI the x row is row 0 for every lane (a uniform operand).
+const dotfKernel = `
+kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 16 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%x: buffer, %y: buffer, %a: buffer, %r: buffer) {
+  %l = kernel.workitem.id<x> : index
+  %c0 = index.constant 0 : index
+  %z = index.constant 0 : offset
+  %xv = buffer.view %x[%z] : buffer -> view<16x2xf32>
+  %yv = buffer.view %y[%z] : buffer -> view<16x2xf32>
+  %av = buffer.view %a[%z] : buffer -> view<16xf32>
+  %rv = buffer.view %r[%z] : buffer -> view<16xf32>
+  %xr = ROW
+  %xs = vector.load %xv[%xr, %c0] : view<16x2xf32> -> vector<2xf32>
+  %ys = vector.load %yv[%l, %c0] : view<16x2xf32> -> vector<2xf32>
+  %acc = view.load %av[%l] : view<16xf32> -> f32
+  %d = vector.dotf %xs, %ys, %acc : vector<2xf32>, vector<2xf32>, f32
+  view.store %d, %rv[%l] : f32, view<16xf32>
+  kernel.return
+}
+`
+
+// TestDotfRoundsOnce: each step of vector.dotf on f32 is one fused
+// multiply-add rounded once, with the operands varying (the lane-wise
+// FMA loop) and with a uniform one (the lane-by-lane loop): the
+// double-rounding traps of TestFMA32IsCorrectlyRounded come out as the
+// exactly rounded chain says.
+func TestDotfRoundsOnce(t *testing.T) {
+	u, v := float32(1+0x1p-12), float32(1+0x1p-23)
+	x := make([]float32, 32)
+	y := make([]float32, 32)
+	a := make([]float32, 16)
+	for l := range 16 {
+		// Lanes alternate between two traps; the second product is
+		// zero or small, so that the second step rounds too.
+		if l%2 == 0 {
+			x[2*l], y[2*l], a[l] = u, u, 0x1p-60
+		} else {
+			x[2*l], y[2*l], a[l] = v, v, 0x1p-70
+		}
+		x[2*l+1], y[2*l+1] = float32(l)*0x1p-30, 0x1p-31
+	}
+	for _, uniform := range []bool{false, true} {
+		row := "%l"
+		if uniform {
+			row = "%c0"
+		}
+		for _, fma := range []bool{hasFMA, false} {
+			saved := hasFMA
+			hasFMA = fma
+			r := compileRun(t, parseSrc(t, strings.ReplaceAll(dotfKernel, "%xr = ROW", "%xr = index.add "+row+", %c0 : index")), "k", Options{})
+			out := make([]byte, 64)
+			r.run(nil, buf(f32bytes(x)), buf(f32bytes(y)), buf(f32bytes(a)), buf(out))
+			hasFMA = saved
+			got := bytesF32(out)
+			for l := range 16 {
+				xr := l
+				if uniform {
+					xr = 0
+				}
+				want := exactFMA32(x[2*xr+1], y[2*l+1], exactFMA32(x[2*xr], y[2*l], a[l]))
+				if got[l] != want {
+					t.Fatalf("uniform x %v, FMA loop %v: lane %d = %v, want %v", uniform, fma, l, got[l], want)
+				}
+			}
 		}
 	}
 }

@@ -636,10 +636,29 @@ func (c *compiler) vecDot(b *block, op *loom.Op) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each step one fused multiply-add rounded once: fma32 for f32 (a
+	// float64 FMA rounded again to f32 could round twice).
+	f32 := rnd.kind == fF32
+	fma := func(a, b, c float64) float64 { return rnd.round(math.FMA(a, b, c)) }
+	if f32 {
+		fma = fma32
+	}
 	return func(fr *frame) error {
 		L := fr.L
 		w := width(fr, r)
 		X, Y, A := fr.F[x.idx], fr.F[y.idx], fr.F[acc.idx]
+		if f32 && !r.uni {
+			// Component by component over all lanes (uniform operands
+			// spread over them): the same chain per lane, four lanes at
+			// a time where the CPU has FMA.
+			R := fr.F[r.idx][:w]
+			copy(R, fr.floats(acc, true, 2)[:w])
+			X, Y := fr.floats(x, true, 0), fr.floats(y, true, 1)
+			for i := range x.comps {
+				fmaVVV32(R, X[i*L:i*L+w], Y[i*L:i*L+w], R)
+			}
+			return nil
+		}
 		for l := range w {
 			at := func(s *slot, i int) int {
 				if s.uni {
@@ -653,7 +672,7 @@ func (c *compiler) vecDot(b *block, op *loom.Op) (instr, error) {
 			}
 			s := A[ai]
 			for i := range x.comps {
-				s = rnd.round(math.FMA(X[at(x, i)], Y[at(y, i)], s))
+				s = fma(X[at(x, i)], Y[at(y, i)], s)
 			}
 			fr.F[r.idx][l] = s
 		}
