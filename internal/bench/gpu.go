@@ -39,6 +39,7 @@ type gpu struct {
 	ctx        *hip.Context
 	s          *hip.Stream
 	nv         []*hip.Module
+	nvErrs     []error // nvcc modules the driver did not load
 	start, end *hip.Event
 	cublasInit uintptr
 	cublasGemm uintptr
@@ -76,9 +77,12 @@ func OpenGPU(opt GPUOptions, machine map[string]string) (g *gpu, err error) {
 		if err != nil {
 			return nil, err
 		}
+		// A module the driver does not take costs only its kernels'
+		// nvcc sides: their reports name this error.
 		m, err := ctx.LoadModule(src)
 		if err != nil {
-			return nil, fmt.Errorf("JIT of nvcc's PTX %s: %w", file, err)
+			g.nvErrs = append(g.nvErrs, fmt.Errorf("JIT of nvcc's PTX %s: %w", file, err))
+			continue
 		}
 		g.nv = append(g.nv, m)
 		g.closers = append(g.closers, func() { m.Close() })
@@ -383,7 +387,7 @@ func (g *gpu) Kernel(group string, inst *Instance, copyGBs float64, targets map[
 		return fail(err)
 	}
 	sides = append(sides, lo)
-	if len(g.nv) > 0 {
+	if len(g.nv)+len(g.nvErrs) > 0 {
 		// A kernel without an nvcc entry is still measured, against
 		// the copy rate only.
 		if fn, err := g.nvccFunction(k.Entry); err != nil {
@@ -669,7 +673,8 @@ func summary(r Result) string {
 	return s
 }
 
-// nvccFunction finds entry in the first of nvcc's modules that has it.
+// nvccFunction finds entry in the first of nvcc's modules that has it;
+// its error also names the modules that did not load.
 func (g *gpu) nvccFunction(entry string) (*hip.Function, error) {
 	var first error
 	for _, m := range g.nv {
@@ -679,5 +684,9 @@ func (g *gpu) nvccFunction(entry string) (*hip.Function, error) {
 		}
 		first = cmp.Or(first, err)
 	}
-	return nil, first
+	err := cmp.Or(first, fmt.Errorf("no nvcc module holds %s", entry))
+	for _, e := range g.nvErrs {
+		err = fmt.Errorf("%w; %w", err, e) // one line, for the report's check column
+	}
+	return nil, err
 }
