@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -23,6 +25,9 @@ type CPUOptions struct {
 // same work with p goroutines.
 type cpuCase struct {
 	name, file, export string
+	// workload and shape, where they are not the suite's n elements.
+	workload []int64
+	shape    string
 	// args builds the kernel's arguments for the grid it runs on.
 	args func(groups int) []interp.Arg
 	// goLoop is the Go version on p goroutines.
@@ -32,6 +37,84 @@ type cpuCase struct {
 	check func(args []interp.Arg) error
 	// target is the lowest acceptable one-worker ratio (0: none).
 	target float64
+	// checkWhat states the check where it is not a float64 reference on
+	// every output.
+	checkWhat string
+	// goCheck, where set, checks the Go loop's own output after a run.
+	goCheck func() error
+}
+
+// attentionCase is the suite's decode attention (Attention) at kvh kv
+// heads and seq positions against the same algorithm in plain Go: per
+// (kv head, 128-position chunk), an online softmax per query head in
+// float32 over the chunk's positions in order, the kernel's partial state
+// written out. The check merges the kernel's partials against a float64
+// softmax·V (Attention's check).
+func attentionCase(kvh, seq int) cpuCase {
+	inst := Attention(kvh, seq)
+	const dim, group, rec = 128, 4, 130
+	chunks := seq / 128
+	scale := math.Float32frombits(uint32(inst.Args[2].Bits))
+	q, k, v := f32s(inst.Args[3].Buffer), halfs(inst.Args[4].Buffer), halfs(inst.Args[5].Buffer)
+	out := make([]float32, kvh*chunks*group*rec)
+	args := make([]interp.Arg, len(inst.Args))
+	for i, a := range inst.Args {
+		args[i] = interp.Arg{Bits: a.Bits, Buffer: a.Buffer}
+	}
+	return cpuCase{
+		name: "attention", file: inst.File, export: inst.Export,
+		workload: inst.Workload, shape: inst.Shape, checkWhat: inst.CheckWhat,
+		args: func(int) []interp.Arg {
+			args[len(args)-1].Buffer = make([]byte, inst.Args[len(args)-1].Out)
+			return args
+		},
+		goLoop: func(p int) {
+			parallel(kvh*chunks, p, func(lo, hi int) {
+				for hc := lo; hc < hi; hc++ {
+					h, c := hc/chunks, hc%chunks
+					for g := range group {
+						qr := q[(h*group+g)*dim:][:dim]
+						m, l := float32(-math.MaxFloat32), float32(0)
+						acc := out[(hc*group+g)*rec:][:dim]
+						clear(acc)
+						for p := c * 128; p < c*128+128; p++ {
+							kr, vr := k[(h*seq+p)*dim:][:dim], v[(h*seq+p)*dim:][:dim]
+							var s float32
+							for d, x := range kr {
+								s += qr[d] * scale * x
+							}
+							mn := max(m, s)
+							corr := float32(math.Exp(float64(m - mn)))
+							e := float32(math.Exp(float64(s - mn)))
+							l = l*corr + e
+							for d, x := range vr {
+								acc[d] = acc[d]*corr + e*x
+							}
+							m = mn
+						}
+						out[(hc*group+g)*rec+dim], out[(hc*group+g)*rec+dim+1] = m, l
+					}
+				}
+			})
+		},
+		check: func(a []interp.Arg) error {
+			_, err := inst.Check(a[len(a)-1].Buffer)
+			return err
+		},
+		goCheck: func() error {
+			_, err := inst.Check(f32le(out))
+			return err
+		},
+	}
+}
+
+// halfs decodes little-endian f16 bits.
+func halfs(b []byte) []float32 {
+	out := make([]float32, len(b)/2)
+	for i := range out {
+		out[i] = float32(f16to32(binary.LittleEndian.Uint16(b[2*i:])))
+	}
+	return out
 }
 
 // parallel runs body(lo, hi) over [0, n) split across p goroutines.
@@ -89,6 +172,8 @@ func cpuCases(n int) []cpuCase {
 				return nil
 			},
 		},
+		// 4096 positions at the suite's default n (4M), fewer for small n.
+		attentionCase(8, min(4096, max(128, n/1024/128*128))),
 		{
 			name: "saxpy", file: "saxpy.loom", export: "saxpy",
 			args: func(int) []interp.Arg {
@@ -135,7 +220,11 @@ func RunCPU(opt CPUOptions, rep *Report) error {
 		if err != nil {
 			return err
 		}
-		grid, block, err := Geometry(m, c.export, []int64{int64(opt.N)})
+		workload, shape := c.workload, c.shape
+		if workload == nil {
+			workload, shape = []int64{int64(opt.N)}, fmt.Sprintf("%d f32", opt.N)
+		}
+		grid, block, err := Geometry(m, c.export, workload)
 		if err != nil {
 			return err
 		}
@@ -151,6 +240,12 @@ func RunCPU(opt CPUOptions, rep *Report) error {
 			}
 			if err := c.check(args); err != nil {
 				return fmt.Errorf("%s on %d workers: %w", c.name, p, err)
+			}
+			if c.goCheck != nil {
+				c.goLoop(p)
+				if err := c.goCheck(); err != nil {
+					return fmt.Errorf("%s: the Go loop on %d goroutines: %w", c.name, p, err)
+				}
 			}
 			run := func() (float64, error) {
 				t0 := time.Now()
@@ -175,10 +270,10 @@ func RunCPU(opt CPUOptions, rep *Report) error {
 				target = c.target
 			}
 			r := Result{
-				Group: "cpu", Name: fmt.Sprintf("%s/%d", c.name, p), Shape: fmt.Sprintf("%d f32", opt.N),
+				Group: "cpu", Name: fmt.Sprintf("%s/%d", c.name, p), Shape: shape,
 				Sides:  []Side{side("interp", "ms", t[0]), side("go", "ms", t[1])},
 				Ratios: []Ratio{ratio("go", t[0], t[1], target)},
-				Check:  "Go float64 reference on every output",
+				Check:  cmp.Or(c.checkWhat, "Go float64 reference on every output"),
 			}
 			rep.Results = append(rep.Results, r)
 			if opt.Log != nil {

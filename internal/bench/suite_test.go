@@ -3,6 +3,7 @@ package bench
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,9 @@ func TestCPUSuiteReportAndPlots(t *testing.T) {
 		if r.Name == "tree reduction/1" {
 			tree = &rep.Results[i]
 		}
+	}
+	if !slices.ContainsFunc(rep.Results, func(r Result) bool { return r.Name == "attention/1" && r.Shape == "32x8x128" }) {
+		t.Errorf("no one-worker attention over 128 positions in %+v", rep.Results)
 	}
 	if tree == nil || tree.Ratios[0].Target != 1.0/3 || tree.Ratios[0].Met == nil {
 		t.Fatalf("no one-worker tree reduction held to its target in %+v", rep.Results)
