@@ -195,7 +195,7 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 		if rnd.kind != fMini {
 			return fastFMA(r, a, ops[1], ops[2], rnd.kind == fF32), nil
 		}
-		return terF(r, a, ops[1], ops[2], func(x, y, z float64) float64 { return math.FMA(x, y, z) }, rnd), nil
+		return terF(r, a, ops[1], ops[2], rnd.fma, rnd), nil
 	case "clampf":
 		if err := need(3); err != nil {
 			return nil, err

@@ -105,6 +105,39 @@ func (f ffmt) round(x float64) float64 {
 	return x
 }
 
+// fma is fmaf in the format, rounded once. For f32 that is fma32. For the
+// narrower formats the product of two values is exact in float64 and the
+// sum rounds once to s; rounding s to the format is the correctly rounded
+// fused result unless s lies exactly halfway between two of the format's
+// values while the exact sum does not (bf16's range lets a tiny addend
+// vanish in float64), where the sum's rounding error (TwoSum) breaks the
+// tie.
+func (f ffmt) fma(a, b, c float64) float64 {
+	switch f.kind {
+	case fF32:
+		return fma32(a, b, c)
+	case fMini:
+		p := a * b
+		s := p + c
+		r := f.m.round(s)
+		d := s - r
+		if d == 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+			return r
+		}
+		// s is a midpoint exactly when the value as far beyond it as r
+		// is below it is one of the format's.
+		if o := r + 2*d; f.m.round(o) != o {
+			return r
+		}
+		bb := s - p
+		if e := (p - (s - bb)) + (c - bb); e != 0 {
+			return f.m.round(math.Nextafter(s, math.Copysign(math.Inf(1), e)))
+		}
+		return r
+	}
+	return math.FMA(a, b, c)
+}
+
 // roundAll rounds every element of r in place.
 func (f ffmt) roundAll(r []float64) {
 	switch f.kind {

@@ -187,3 +187,93 @@ func TestDotfRoundsOnce(t *testing.T) {
 		}
 	}
 }
+
+// exactFMABF16 rounds a*b+c, computed exactly, once to bf16 (normal range).
+func exactFMABF16(a, b, c float64) float64 {
+	x := new(big.Float).SetPrec(200).SetFloat64(a)
+	x.Mul(x, new(big.Float).SetPrec(200).SetFloat64(b))
+	x.Add(x, new(big.Float).SetPrec(200).SetFloat64(c))
+	x.SetMode(big.ToNearestEven).SetPrec(8)
+	f, _ := x.Float64()
+	return f
+}
+
+// TestFMAHalfFormatsRoundOnce: fmaf on bf16 (ffmt.fma) is the exactly
+// rounded fused result, where a float64 FMA rounded again to bf16 is not:
+// a product lying on a bf16 midpoint plus an addend too small for float64
+// to keep. Random triples with exponents far apart check the rest.
+func TestFMAHalfFormatsRoundOnce(t *testing.T) {
+	f := ffmt{kind: fMini, m: fmtBF16}
+	bf := func(h uint16) float64 { return float64(math.Float32frombits(uint32(h) << 16)) }
+	type abc struct{ a, b, c float64 }
+	cases := []abc{
+		{1.0625, 1.0625, 0x1p-60}, {1.0625, 1.0625, -0x1p-60}, {-1.0625, 1.0625, 0x1p-60},
+		{1.0625, 1.0625, 0}, {1.0625 * 0x1p40, 1.0625, 0x1p-30},
+	}
+	if got := f.m.round(math.FMA(1.0625, 1.0625, 0x1p-60)); got == exactFMABF16(1.0625, 1.0625, 0x1p-60) {
+		t.Fatal("the trap does not trap: a float64 FMA rounded again gets it right")
+	}
+	s := uint32(5)
+	next := func() uint32 { // xorshift
+		s ^= s << 13
+		s ^= s >> 17
+		s ^= s << 5
+		return s
+	}
+	for range 200000 {
+		// a and b in [0.5, 2), c any magnitude below 1 of either sign.
+		a, b := bf(uint16(0x3f00+next()%0x100)), bf(uint16(0x3f00+next()%0x100))
+		c := bf(uint16(next()%0x3f80 | next()%2<<15))
+		cases = append(cases, abc{a, b, c})
+	}
+	for _, c := range cases {
+		want := exactFMABF16(c.a, c.b, c.c)
+		if math.Abs(want) < 0x1p-126 {
+			continue
+		}
+		if got := f.fma(c.a, c.b, c.c); got != want {
+			t.Fatalf("bf16 fma(%v, %v, %v) = %v, want %v", c.a, c.b, c.c, got, want)
+		}
+	}
+}
+
+// TestFMAfBF16Kernel: scalar.fmaf and vector.dotf on bf16 in a kernel
+// take the once-rounded fused result on the double-rounding trap of
+// TestFMAHalfFormatsRoundOnce.
+func TestFMAfBF16Kernel(t *testing.T) {
+	const src = `
+kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%c1, %c1, %c1) : index
+} launch(%x: buffer, %r: buffer) {
+  %z = index.constant 0 : offset
+  %c0 = index.constant 0 : index
+  %c1 = index.constant 1 : index
+  %c2 = index.constant 2 : index
+  %xv = buffer.view %x[%z] : buffer -> view<3xbf16>
+  %rv = buffer.view %r[%z] : buffer -> view<2xbf16>
+  %a = view.load %xv[%c0] : view<3xbf16> -> bf16
+  %c = view.load %xv[%c2] : view<3xbf16> -> bf16
+  %f = scalar.fmaf %a, %a, %c : bf16
+  view.store %f, %rv[%c0] : bf16, view<2xbf16>
+  %v = vector.load %xv[%c0] : view<3xbf16> -> vector<1xbf16>
+  %d = vector.dotf %v, %v, %c : vector<1xbf16>, vector<1xbf16>, bf16
+  view.store %d, %rv[%c1] : bf16, view<2xbf16>
+  kernel.return
+}
+`
+	bits := func(f float32) uint16 { return uint16(math.Float32bits(f) >> 16) }
+	x := make([]byte, 6)
+	for i, v := range []float32{1.0625, 0, 0x1p-60} {
+		x[2*i], x[2*i+1] = byte(bits(v)), byte(bits(v)>>8)
+	}
+	out := make([]byte, 4)
+	r := compileRun(t, parseSrc(t, src), "k", Options{})
+	r.run(nil, buf(x), buf(out))
+	want := bits(1.1328125)
+	for i, what := range []string{"scalar.fmaf", "vector.dotf"} {
+		if got := uint16(out[2*i]) | uint16(out[2*i+1])<<8; got != want {
+			t.Errorf("%s: %#04x, want %#04x (1.1328125)", what, got, want)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"math"
-
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -636,13 +634,9 @@ func (c *compiler) vecDot(b *block, op *loom.Op) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each step one fused multiply-add rounded once: fma32 for f32 (a
-	// float64 FMA rounded again to f32 could round twice).
+	// Each step one fused multiply-add rounded once (ffmt.fma: a float64
+	// FMA rounded again to f32 or bf16 could round twice).
 	f32 := rnd.kind == fF32
-	fma := func(a, b, c float64) float64 { return rnd.round(math.FMA(a, b, c)) }
-	if f32 {
-		fma = fma32
-	}
 	return func(fr *frame) error {
 		L := fr.L
 		w := width(fr, r)
@@ -672,7 +666,7 @@ func (c *compiler) vecDot(b *block, op *loom.Op) (instr, error) {
 			}
 			s := A[ai]
 			for i := range x.comps {
-				s = fma(X[at(x, i)], Y[at(y, i)], s)
+				s = rnd.fma(X[at(x, i)], Y[at(y, i)], s)
 			}
 			fr.F[r.idx][l] = s
 		}
