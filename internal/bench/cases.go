@@ -247,6 +247,24 @@ func RoPE(tokens, heads int) *Instance {
 	}
 }
 
+// halfBytes encodes v as little-endian f16 (f16's rounding); bytesHalf
+// decodes them.
+func halfBytes(v []float32) []byte {
+	b := make([]byte, 2*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(b[2*i:], f16(x))
+	}
+	return b
+}
+
+func bytesHalf(b []byte) []float32 {
+	out := make([]float32, len(b)/2)
+	for i := range out {
+		out[i] = float32(f16to32(binary.LittleEndian.Uint16(b[2*i:])))
+	}
+	return out
+}
+
 // f16 rounds a float32 to IEEE half bits (round to nearest even; the
 // values used are normal halves).
 func f16(v float32) uint16 {
@@ -442,18 +460,11 @@ func Attention(kvh, seq int) *Instance {
 	q := uniform(qh*dim, 11, -2, 4)
 	// uniform's grid of 2^-10 in [-1, 1) is exact in f16.
 	kf, vf := uniform(kvh*seq*dim, 12, -1, 2), uniform(kvh*seq*dim, 13, -1, 2)
-	half := func(v []float32) []byte {
-		b := make([]byte, 2*len(v))
-		for i, x := range v {
-			binary.LittleEndian.PutUint16(b[2*i:], f16(x))
-		}
-		return b
-	}
 	const rec = dim + 2 // acc[128], m, l
 	inst := &Instance{
 		File: "attention.loom", Export: "attn_decode_f16", Shape: fmt.Sprintf("%dx%dx%d", qh, kvh, seq),
 		Workload: []int64{int64(kvh), int64(seq)},
-		Args: []Arg{idx(kvh), idx(seq), f32arg(scale), in(f32le(q)), in(half(kf)), in(half(vf)),
+		Args: []Arg{idx(kvh), idx(seq), f32arg(scale), in(f32le(q)), in(halfBytes(kf)), in(halfBytes(vf)),
 			out(4 * kvh * chunks * group * rec)},
 		Bytes:     float64(4*len(q) + 2*len(kf) + 2*len(vf) + 4*kvh*chunks*group*rec),
 		Flops:     4 * float64(qh) * float64(seq) * dim,

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -55,7 +54,7 @@ func attentionCase(kvh, seq int) cpuCase {
 	const dim, group, rec = 128, 4, 130
 	chunks := seq / 128
 	scale := math.Float32frombits(uint32(inst.Args[2].Bits))
-	q, k, v := f32s(inst.Args[3].Buffer), halfs(inst.Args[4].Buffer), halfs(inst.Args[5].Buffer)
+	q, k, v := f32s(inst.Args[3].Buffer), bytesHalf(inst.Args[4].Buffer), bytesHalf(inst.Args[5].Buffer)
 	out := make([]float32, kvh*chunks*group*rec)
 	args := make([]interp.Arg, len(inst.Args))
 	for i, a := range inst.Args {
@@ -108,14 +107,6 @@ func attentionCase(kvh, seq int) cpuCase {
 	}
 }
 
-// halfs decodes little-endian f16 bits.
-func halfs(b []byte) []float32 {
-	out := make([]float32, len(b)/2)
-	for i := range out {
-		out[i] = float32(f16to32(binary.LittleEndian.Uint16(b[2*i:])))
-	}
-	return out
-}
 
 // parallel runs body(lo, hi) over [0, n) split across p goroutines.
 func parallel(n, p int, body func(lo, hi int)) {
