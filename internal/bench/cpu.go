@@ -107,7 +107,6 @@ func attentionCase(kvh, seq int) cpuCase {
 	}
 }
 
-
 // parallel runs body(lo, hi) over [0, n) split across p goroutines.
 func parallel(n, p int, body func(lo, hi int)) {
 	if p <= 1 {
