@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -13,9 +14,10 @@ import (
 // runPTX32 evaluates straight-line 32-bit PTX from the register values in
 // regs (32-bit patterns) and returns them: the integer forms divConst emits
 // (mov, and, shl, shr, add, sub, mul.hi, mad.lo) and the f32 forms expf
-// emits (fma, sub, mul, max, min, ex2.approx), with decimal and 0f
-// immediates. ex2.approx is taken as exact, rounded once to f32: callers
-// check the sequence around it, not the hardware's approximation.
+// emits (fma in .rn, .rn.sat and .rm, sub, mul, max, min, ex2.approx and
+// its .ftz form), with decimal and 0f immediates. ex2.approx is taken as
+// exact, rounded once to f32: callers check the sequence around it, not
+// the hardware's approximation.
 func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint32 {
 	t.Helper()
 	arg := func(s string) uint32 {
@@ -64,7 +66,15 @@ func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint
 		case "shl.b32":
 			r = a[1] << min(a[2], 32)
 		case "fma.rn.f32":
-			r = f32bits(float32(math.FMA(float64(f32(a[1])), float64(f32(a[2])), float64(f32(a[3])))))
+			r = f32bits(fmaRound(f32(a[1]), f32(a[2]), f32(a[3]), big.ToNearestEven))
+		case "fma.rn.sat.f32":
+			v := fmaRound(f32(a[1]), f32(a[2]), f32(a[3]), big.ToNearestEven)
+			r = f32bits(min(max(v, 0), 1)) // Go's max/min pass NaN on
+			if v != v {
+				r = 0 // .sat turns NaN into +0
+			}
+		case "fma.rm.f32":
+			r = f32bits(fmaRound(f32(a[1]), f32(a[2]), f32(a[3]), big.ToNegativeInf))
 		case "mul.rn.f32":
 			r = f32bits(f32(a[1]) * f32(a[2]))
 		case "sub.rn.f32":
@@ -75,6 +85,16 @@ func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint
 			r = f32bits(nanLoses(f32(a[1]), f32(a[2]), true))
 		case "ex2.approx.f32":
 			r = f32bits(float32(math.Exp2(float64(f32(a[1])))))
+		case "ex2.approx.ftz.f32":
+			x := f32(a[1])
+			if x != 0 && math.Abs(float64(x)) < 0x1p-126 {
+				x = 0
+			}
+			v := float32(math.Exp2(float64(x)))
+			if v < 0x1p-126 {
+				v = 0
+			}
+			r = f32bits(v)
 		default:
 			t.Fatalf("unexpected instruction %q", line)
 		}
@@ -87,6 +107,28 @@ var (
 	f32     = math.Float32frombits
 	f32bits = math.Float32bits
 )
+
+// fmaRound is a·b + c rounded once to f32 in mode (PTX's fma.rn and
+// fma.rm): exact in big.Float, then one rounding. Directed modes are
+// only modelled for normal results; a subnormal one fails the caller.
+func fmaRound(a, b, c float32, mode big.RoundingMode) float32 {
+	if a != a || b != b || c != c || math.IsInf(float64(a), 0) || math.IsInf(float64(b), 0) || math.IsInf(float64(c), 0) {
+		return float32(math.FMA(float64(a), float64(b), float64(c)))
+	}
+	// 600 bits hold any f32 a·b + c exactly (2^256 down to 2^-298).
+	p := new(big.Float).SetPrec(600).SetFloat64(float64(a))
+	p.Mul(p, new(big.Float).SetFloat64(float64(b)))
+	p.Add(p, new(big.Float).SetFloat64(float64(c)))
+	if mode == big.ToNearestEven {
+		v, _ := p.Float32() // nearest, ties to even, subnormals too
+		return v
+	}
+	v, _ := new(big.Float).SetPrec(24).SetMode(mode).Set(p).Float32()
+	if v != 0 && math.Abs(float64(v)) < 0x1p-126 {
+		panic("fmaRound: directed rounding to a subnormal is not modelled")
+	}
+	return v
+}
 
 // nanLoses is PTX's max (less false) or min (less true) of f32 values: the
 // other operand when one is NaN.

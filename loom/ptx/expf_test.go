@@ -25,11 +25,14 @@ func f32Steps(a, b float32) int64 {
 }
 
 // TestExpfSequence evaluates the instructions expf emits against e^x: the
-// rounding of x·log2e by one fma with 1.5·2^23 + 127, the clamp to normal
-// exponents and the scale built from t's bits must give e^x within one
-// f32 step of the correctly rounded value (ex2 taken as exact) from
-// overflow down through the subnormals, inf, 0 and NaN at the ends, and
-// issue no conversion (they share the quarter-rate unit with ex2).
+// saturating fma that clamps x·log2e, the fma.rm that rounds it into t's
+// low bits, the split-log2e remainder and the scale built from t's bits
+// must give e^x within one f32 step of the correctly rounded value (ex2
+// taken as exact, its .ftz flushing modelled) from overflow down through
+// the subnormals, inf, 0 and NaN at the ends. The sequence must stay
+// eight instructions besides moves, with no conversion or min/max: they
+// are what nvcc's expf issues, and a softmax or an attention step spends
+// most of its issue slots here.
 func TestExpfSequence(t *testing.T) {
 	e := newEmitter(nil, nil, nil, 90)
 	out := e.expf("%x")
@@ -37,8 +40,36 @@ func TestExpfSequence(t *testing.T) {
 	if strings.Contains(text, "cvt") || strings.Count(text, "ex2") != 1 {
 		t.Fatalf("expf should issue one ex2 and no conversion:\n%s", text)
 	}
+	var ops int
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		mnem, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch {
+		case strings.HasPrefix(mnem, "mov."):
+		case strings.HasPrefix(mnem, "max.") || strings.HasPrefix(mnem, "min."):
+			t.Fatalf("expf clamps with %s; the saturating fma is the clamp:\n%s", mnem, text)
+		default:
+			ops++
+		}
+	}
+	if ops != 8 {
+		t.Fatalf("expf issues %d instructions besides moves, want 8:\n%s", ops, text)
+	}
+	// ex2's operand: within the clamp it must stay within a half (and the
+	// rounding slack) of zero, where ex2.approx is at its most accurate.
+	_, ex2Line, _ := strings.Cut(text, "ex2.approx.ftz.f32 ")
+	ex2Line, _, _ = strings.Cut(ex2Line, ";")
+	_, gReg, _ := strings.Cut(ex2Line, ", ")
+	if gReg == "" {
+		t.Fatalf("expf should end in ex2.approx.ftz.f32 (its operand is small):\n%s", text)
+	}
 	eval := func(x float32) float32 {
-		return math.Float32frombits(runPTX32(t, text, map[string]uint32{"%x": math.Float32bits(x)})[out])
+		regs := runPTX32(t, text, map[string]uint32{"%x": math.Float32bits(x)})
+		if y := float64(x) * math.Log2E; math.Abs(y) <= 126 {
+			if g := math.Abs(float64(f32(regs[gReg]))); g > 0.5+0x1p-14 {
+				t.Fatalf("expf(%g): ex2 of %g, want |g| ≤ 1/2", x, f32(regs[gReg]))
+			}
+		}
+		return f32(regs[out])
 	}
 	inf := float32(math.Inf(1))
 	for _, c := range []struct{ x, want float32 }{
@@ -54,6 +85,19 @@ func TestExpfSequence(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	xs := []float32{88.72, 88.7228, -87.33, -87.34, -103.2, -103.9, 1e-8, -1e-8, 0.5, -0.5, 0.3465736}
+	// Both ends of the clamp (x·log2e = ±126.5) and the halves around
+	// them, where the rounding into t may go either way.
+	for _, y := range []float64{126.5, -126.5, 126, -126, 127, -127, 127.5, -127.5, 0.5, -0.5, 1.5, -1.5} {
+		x := float32(y / math.Log2E)
+		for range 64 {
+			xs = append(xs, x)
+			x = math.Nextafter32(x, float32(math.Inf(1)))
+		}
+	}
+	// Every 2^32/65521st bit pattern, both signs, all magnitudes.
+	for u := uint64(0); u < 1<<32; u += 65521 {
+		xs = append(xs, math.Float32frombits(uint32(u)))
+	}
 	for range 200000 {
 		xs = append(xs, float32(rng.Float64()*193-104))
 	}
@@ -63,6 +107,12 @@ func TestExpfSequence(t *testing.T) {
 	for _, x := range xs {
 		want := float32(math.Exp(float64(x)))
 		got := eval(x)
+		if x != x {
+			if got == got {
+				t.Fatalf("expf(%#08x) = %g, want NaN", math.Float32bits(x), got)
+			}
+			continue
+		}
 		if math.IsInf(float64(want), 1) {
 			if !math.IsInf(float64(got), 1) {
 				t.Fatalf("expf(%g) = %g, want +Inf", x, got)

@@ -12,9 +12,9 @@ import (
 // by the analysis in each comment:
 //
 //	exp2f      ex2.approx.f32: ≤ 2 ulp
-//	expf       Cody–Waite reduction x = j·ln2 + f (j clamped to the normal
-//	           exponents), ex2.approx on the remainder times 2^j built from
-//	           bits: ≤ 3 ulp over the finite range
+//	expf       x·log2e = j + g (j clamped to the normal exponents, g from
+//	           log2e split hi + lo), ex2.approx on g times 2^j built
+//	           from bits: ≤ 3 ulp over the finite range
 //	logf/log2f/log10f  lg2.approx.f32: absolute error ≤ 2^-22 near 1,
 //	           ≤ 2 ulp relative elsewhere
 //	rsqrtf     sqrt.rn then rcp.rn: ≤ 1 ulp (sqrtf and divf are exact: .rn)
@@ -93,30 +93,37 @@ func (e *emitter) mathF32(op *loom.Op, name string, a []*val) (*val, bool, error
 	return &val{t: f32Type, reg: r}, true, nil
 }
 
-// expf computes e^x; see the accuracy table above.
+// expf computes e^x; see the accuracy table above. Eight instructions,
+// ex2 the only one on the quarter-rate unit (cvt.rni and cvt.rzi issue
+// there too and made a softmax's sweeps issue-bound on the H200):
+//
+//	s  = sat((y + 126.5)/253)   y = x·log2e, one fma.sat
+//	t  = 1.5·2^23 + 1 + ⌊253·s⌋  one fma.rm: t's low mantissa bits hold
+//	                            j + 127, j = round(y) clamped to [−126, 127]
+//	−j = (1.5·2^23 + 127) − t    exact
+//	g  = x·log2e − j            two fmas, log2e split hi + lo
+//	e^x = ex2(g) · 2^j          2^j built from t's bits
+//
+// The saturation is the clamp: past it g grows and ex2 of it overflows to
+// inf or underflows toward 0 as e^x does, and 2^j stays a normal number.
+// Within the clamp |g| ≤ ½ (a little more where 253·s rounds across a
+// half), so g is within 2^-25 of x·log2e − j and ex2 needs no subnormal
+// care: the .ftz form saves the scaling ptxas wraps the plain one in
+// (a compare and two multiplies). Below the clamp an ex2 result flushes
+// only when it is under 2^-126, where e^x is under 2^-252, far below the
+// smallest subnormal. A NaN x stays NaN through g (sat turns it into 0,
+// but g is x·log2e − j).
 func (e *emitter) expf(x string) string {
-	t, j, f, g, p, sc, r := e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg()
+	s, t, nj, g, p, sc, r := e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg(), e.freg()
 	bits := e.newReg(cR)
-	// t = x·log2e + expMagic in one rounding: t is an integer in [2^23,
-	// 2^24), so j = round(x·log2e) is t − expMagic and t's low mantissa
-	// bits hold j+127, the biased exponent of 2^j. This keeps ex2 the one
-	// op on the quarter-rate unit: cvt.rni and cvt.rzi issue there too
-	// and made a softmax's sweeps issue-bound on the H200.
-	e.ins("fma.rn.f32 %s, %s, %s, %s", t, x, fimm(math.Log2E), fimm(expMagic))
-	// j is clamped to the normal exponents, so 2^j is built from bits (one
-	// ex2 instead of three); past the clamp the remainder grows and ex2 of
-	// it overflows to inf or underflows toward 0 as e^x does. A NaN x
-	// stays NaN through f.
-	e.ins("max.f32 %s, %s, %s", t, t, fimm(expMagic-126))
-	e.ins("min.f32 %s, %s, %s", t, t, fimm(expMagic+127))
-	e.ins("sub.rn.f32 %s, %s, %s", j, t, fimm(expMagic))
-	// f = x − j·ln2 in two steps (ln2 split so j·ln2_hi is exact).
-	e.ins("fma.rn.f32 %s, %s, %s, %s", f, j, "0fBF317200", x)
-	e.ins("fma.rn.f32 %s, %s, %s, %s", f, j, "0fB5BFBE8E", f)
-	e.ins("mul.rn.f32 %s, %s, %s", g, f, fimm(math.Log2E))
-	e.ins("ex2.approx.f32 %s, %s", p, g)
-	// bits(t) = bits(expMagic) + j, and bits(expMagic) ends in 0x07f
-	// (127) below bit 9, so shifting by 23 leaves exactly (j+127)<<23.
+	e.ins("fma.rn.sat.f32 %s, %s, %s, %s", s, x, fimm(math.Log2E/253), fimm(126.5/253))
+	e.ins("fma.rm.f32 %s, %s, %s, %s", t, s, fimm(253), fimm(expMagic-126))
+	e.ins("sub.rn.f32 %s, %s, %s", nj, fimm(expMagic), t)
+	e.ins("fma.rn.f32 %s, %s, %s, %s", g, x, fimm(log2eHi), nj)
+	e.ins("fma.rn.f32 %s, %s, %s, %s", g, x, fimm(log2eLo), g)
+	e.ins("ex2.approx.ftz.f32 %s, %s", p, g)
+	// bits(t) = bits(1.5·2^23) + j + 127, and bits(1.5·2^23) is zero
+	// below bit 22, so shifting by 23 leaves exactly (j+127)<<23.
 	e.ins("mov.b32 %s, %s", bits, t)
 	e.ins("shl.b32 %s, %s, 23", bits, bits)
 	e.ins("mov.b32 %s, %s", sc, bits)
@@ -124,10 +131,18 @@ func (e *emitter) expf(x string) string {
 	return r
 }
 
-// expMagic is 1.5·2^23 + 127: adding it to a value of magnitude below
-// 2^22 rounds that value to an integer (the float's unit in the last
-// place is 1) and leaves the integer plus 127 in the low mantissa bits.
+// expMagic is 1.5·2^23 + 127: an integer n in [0, 2^22) added to
+// 1.5·2^23 stays exact and sits in the float's low mantissa bits, so
+// (1.5·2^23 + 1 + n) − expMagic is n − 126 exactly.
 const expMagic = 12583039.0
+
+// log2eHi + log2eLo is log2e to about 48 bits: x·log2eHi is exact inside
+// an fma, and x·log2eLo is below 2^-18 for every x whose e^x is finite
+// and not zero.
+var (
+	log2eHi = float64(float32(math.Log2E))
+	log2eLo = math.Log2E - log2eHi
+)
 
 // poly evaluates c[0] + z·(c[1] + z·(…)) by Horner's rule.
 func (e *emitter) poly(z string, c []float64) string {
