@@ -109,7 +109,7 @@ var (
 // balanced braces, every register used is declared, and every branch
 // target is a label.
 func wellFormed(src string) error {
-	for _, h := range []string{".version 8.", ".target sm_", ".address_size 64", ".visible .entry "} {
+	for _, h := range []string{".version ", ".target sm_", ".address_size 64", ".visible .entry "} {
 		if !strings.Contains(src, h) {
 			return errors.New("missing " + h)
 		}

@@ -39,6 +39,9 @@ func (e *emitter) f8Convert(op *loom.Op, x *val, to *loom.Type) (*val, error) {
 	if e.sm < 89 {
 		return nil, unsupported(op, "f8 conversions need sm_89 or newer (have sm_%d)", e.sm)
 	}
+	if e.sm < 90 {
+		e.isa = max(e.isa, 81) // cvt of f8 pairs: ISA 7.8 on sm_90, 8.1 on sm_89
+	}
 	from := x.t
 	if isF8(from) {
 		f := f8Formats[from.Name]

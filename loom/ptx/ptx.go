@@ -40,9 +40,11 @@ type Options struct {
 	// Config holds config values by symbol without '@'; a config.def in the
 	// modules supplies a symbol missing here.
 	Config map[string]loom.Const
-	// SM is the compute capability times ten (90 for sm_90); 0 means 90.
-	// Lower values than 80 are refused: the generated code uses max.NaN
-	// and cvt.bf16 instructions.
+	// SM is the device's compute capability times ten (90 for sm_90); 0
+	// means 90. Lower values than 80 are refused: the generated code uses
+	// max.NaN and cvt.bf16 instructions. Newer devices than sm_90 get
+	// sm_90 code, which their driver JIT-compiles (the generator uses
+	// nothing newer), so PTX serves a Blackwell as it does a Hopper.
 	SM int
 }
 

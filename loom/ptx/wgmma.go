@@ -659,12 +659,3 @@ func (e *emitter) wgmmaLHSDescriptor(op *loom.Op, g *wgmmaGroup) (string, error)
 	}
 	return e.swizzleDescriptor(base, imm, 16), nil
 }
-
-// wgmmaTarget is the .target suffix: wgmma needs the architecture-specific
-// sm_90a.
-func (e *emitter) wgmmaTarget() string {
-	if e.wgUsed {
-		return fmt.Sprintf("sm_%da", e.sm)
-	}
-	return fmt.Sprintf("sm_%d", e.sm)
-}
