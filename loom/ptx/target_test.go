@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loomgen/loomgen/internal/hrxsamples"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -116,10 +117,7 @@ func TestCorpusAssembles(t *testing.T) {
 	if ptxas == "" {
 		t.Skip("no ptxas ($LOOM_PTXAS or on PATH): the PTX is checked by wellFormed alone")
 	}
-	type build struct {
-		name, text string
-	}
-	var builds []build
+	var builds []ptxBuild
 	for _, path := range corpusFiles(t) {
 		m := parse(t, path)
 		for _, kd := range m.Kernels {
@@ -131,16 +129,56 @@ func TestCorpusAssembles(t *testing.T) {
 				if err != nil {
 					continue // TestCorpusCompilesOrRefuses checks the refusals
 				}
-				for i, text := range []string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()} {
-					if text != "" {
-						builds = append(builds, build{fmt.Sprintf("%s/%s sm_%d build %d", filepath.Base(path), kd.Export, sm, i), text})
-					}
-				}
+				builds = append(builds, kernelBuilds(fmt.Sprintf("%s/%s sm_%d", filepath.Base(path), kd.Export, sm), k)...)
 			}
 		}
 	}
-	// ptxas takes most of a second on the larger kernels: one process a
-	// core.
+	assembleAll(t, ptxas, builds)
+}
+
+// TestHrxSamplesAssemble gives the PTX of every self-checking function of
+// Loom's own tests that compiles (TestHrxSamplesCompile) to ptxas: they
+// exercise nearly every op, each alone. Skipped without ptxas or without
+// the snapshot.
+func TestHrxSamplesAssemble(t *testing.T) {
+	ptxas := ptxasPath()
+	if ptxas == "" {
+		t.Skip("no ptxas ($LOOM_PTXAS or on PATH)")
+	}
+	checks, _, err := hrxsamples.Find(hrxsamples.Dir)
+	if err != nil {
+		t.Skipf("Loom's tests are not extracted under %s (%v): NOT COVERED", hrxsamples.Dir, err)
+	}
+	var builds []ptxBuild
+	for _, c := range checks {
+		if k, _, err := compileSample(c.File, c.Input, c.Name, c.Results); err == nil {
+			builds = append(builds, kernelBuilds(c.Where+" @"+c.Name, k)...)
+		}
+	}
+	assembleAll(t, ptxas, builds)
+}
+
+// ptxBuild is one module text to assemble, named for messages.
+type ptxBuild struct{ name, text string }
+
+// kernelBuilds lists k's builds: the versioned PTX, the aligned one and
+// the register-capped ones, those it has.
+func kernelBuilds(name string, k *Kernel) []ptxBuild {
+	var out []ptxBuild
+	for i, text := range []string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()} {
+		if text != "" {
+			out = append(out, ptxBuild{fmt.Sprintf("%s build %d", name, i), text})
+		}
+	}
+	return out
+}
+
+// assembleAll runs ptxas on every build, one process a core (ptxas takes
+// most of a second on the larger kernels), and fails the test for each
+// it rejects; one too old for a build's ISA version or target only
+// counts it.
+func assembleAll(t *testing.T, ptxas string, builds []ptxBuild) {
+	t.Helper()
 	errs := make([]error, len(builds))
 	var wg sync.WaitGroup
 	next := make(chan int)
