@@ -185,6 +185,9 @@ func (c *compiler) arith(b *block, op *loom.Op, name string) (instr, error) {
 		if err := need(1); err != nil {
 			return nil, err
 		}
+		if name == "expf" && rnd.kind == fF32 && a.typ != nil && a.typ.Name == "f32" {
+			return expF32Lanes(r, a), nil
+		}
 		return unF(r, a, f, rnd), nil
 	}
 	switch name {
