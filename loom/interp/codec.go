@@ -40,18 +40,32 @@ const (
 // directly: a normal half is an f32 with the exponent rebiased (15 → 127)
 // and the mantissa moved up 13 bits; a subnormal is mant·2⁻²⁴.
 func decodeF16(h uint16) float64 {
-	switch h & 0x7c00 {
-	case 0x7c00: // infinities and NaNs
-		return fmtF16.decode(uint64(h))
-	case 0:
-		v := float64(h&0x3ff) * 0x1p-24
-		if h&0x8000 != 0 {
-			v = -v
-		}
-		return v
+	if h&0x7c00-0x400 < 0x7800 { // exponent neither 0 nor 31
+		u := uint32(h)
+		return float64(math.Float32frombits(u&0x8000<<16 | u&0x7fff<<13 + (127-15)<<23))
 	}
-	return float64(math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h&0x7fff)+(127-15)<<10)<<13))
+	// Bit 14 tells exponent 31 from 0 here.
+	return f16Rare[h>>4&0xc00|h&0x3ff]
 }
+
+// f16Rare holds the halves decodeF16 does not compute, by sign, exponent
+// 31 or 0, and mantissa: zeros and subnormals (mant·2⁻²⁴), infinities and
+// NaNs (fmtF16's decoding). A table, not a call, keeps decodeF16 small
+// enough to be inlined into the load loops.
+var f16Rare = func() (t [4096]float64) {
+	for i := range t {
+		h := uint16(i&0x800<<4 | i&0x3ff)
+		if i&0x400 != 0 {
+			t[i] = fmtF16.decode(uint64(h | 0x7c00))
+			continue
+		}
+		t[i] = float64(h&0x3ff) * 0x1p-24
+		if h&0x8000 != 0 {
+			t[i] = -t[i]
+		}
+	}
+	return t
+}()
 
 // decodeBF16 is fmtBF16.decode with finite values widened by a shift (a
 // bf16 is the top half of an f32).
