@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -293,6 +294,58 @@ kernel.def export("k") @k() {
 	for i, what := range []string{"scalar.fmaf", "vector.dotf"} {
 		if got := uint16(out[2*i]) | uint16(out[2*i+1])<<8; got != want {
 			t.Errorf("%s: %#04x, want %#04x (1.1328125)", what, got, want)
+		}
+	}
+}
+
+// TestMinMaxForms checks the four min/max forms against their definitions
+// on math.Min and math.Max, bit for bit, over every pair of special and
+// ordinary values (zeros of both signs, infinities, subnormals, NaNs) and
+// random pairs.
+func TestMinMaxForms(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, math.Inf(1), math.Inf(-1),
+		math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64,
+		math.NaN(), math.Float64frombits(0x7ff8000000000123), math.Float64frombits(0xfff0000000000001)}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		vals = append(vals, rng.NormFloat64(), float64(float32(rng.NormFloat64())))
+	}
+	// NaN wins (any NaN) or loses (the other operand, bits and all).
+	wins := func(f func(a, b float64) float64) func(a, b float64) float64 {
+		return func(a, b float64) float64 {
+			if a != a || b != b {
+				return math.NaN()
+			}
+			return f(a, b)
+		}
+	}
+	loses := func(f func(a, b float64) float64) func(a, b float64) float64 {
+		return func(a, b float64) float64 {
+			switch {
+			case a != a:
+				return b
+			case b != b:
+				return a
+			}
+			return f(a, b)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		got, ref func(a, b float64) float64
+	}{
+		{"minimumF", minimumF, wins(math.Min)},
+		{"maximumF", maximumF, wins(math.Max)},
+		{"minnumF", minnumF, loses(math.Min)},
+		{"maxnumF", maxnumF, loses(math.Max)},
+	} {
+		for _, a := range vals {
+			for _, b := range vals {
+				got, want := c.got(a, b), c.ref(a, b)
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("%s(%v, %v) = %v (%#x), want %v (%#x)", c.name, a, b, got, math.Float64bits(got), want, math.Float64bits(want))
+				}
+			}
 		}
 	}
 }
