@@ -61,12 +61,18 @@ func TestTargetHeader(t *testing.T) {
 }
 
 // ptxasPath is the ptxas to assemble with: $LOOM_PTXAS, else one on PATH;
-// "" when there is none.
-func ptxasPath() string {
-	if p := os.Getenv("LOOM_PTXAS"); p != "" {
+// "" when there is none. A $LOOM_PTXAS that does not run fails the test:
+// it was asked for.
+func ptxasPath(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("LOOM_PTXAS")
+	if p == "" {
+		p, _ = exec.LookPath("ptxas")
 		return p
 	}
-	p, _ := exec.LookPath("ptxas")
+	if out, err := exec.Command(p, "--version").CombinedOutput(); err != nil {
+		t.Fatalf("LOOM_PTXAS=%s does not run: %v %s", p, err, out)
+	}
 	return p
 }
 
@@ -113,7 +119,7 @@ func headerOf(text string) (version, target string) {
 // machines have one; so may a workstation without a GPU (Debian's
 // nvidia-cuda-toolkit).
 func TestCorpusAssembles(t *testing.T) {
-	ptxas := ptxasPath()
+	ptxas := ptxasPath(t)
 	if ptxas == "" {
 		t.Skip("no ptxas ($LOOM_PTXAS or on PATH): the PTX is checked by wellFormed alone")
 	}
@@ -141,7 +147,7 @@ func TestCorpusAssembles(t *testing.T) {
 // exercise nearly every op, each alone. Skipped without ptxas or without
 // the snapshot.
 func TestHrxSamplesAssemble(t *testing.T) {
-	ptxas := ptxasPath()
+	ptxas := ptxasPath(t)
 	if ptxas == "" {
 		t.Skip("no ptxas ($LOOM_PTXAS or on PATH)")
 	}
