@@ -14,10 +14,12 @@ import (
 // runPTX32 evaluates straight-line 32-bit PTX from the register values in
 // regs (32-bit patterns) and returns them: the integer forms divConst emits
 // (mov, and, shl, shr, add, sub, mul.hi, mad.lo) and the f32 forms expf
-// emits (fma in .rn, .rn.sat and .rm, sub, mul, max, min, ex2.approx and
-// its .ftz form), with decimal and 0f immediates. ex2.approx is taken as
-// exact, rounded once to f32: callers check the sequence around it, not
-// the hardware's approximation.
+// emits (mov.f32, fma in .rn, .rn.sat and .rm, add, sub, mul, abs, neg, max, min
+// and min.NaN, copysign, setp.lt and selp, ex2.approx and rcp.approx in
+// their .ftz forms), with decimal and 0f immediates. ex2.approx and
+// rcp.approx are taken as exact, rounded once to f32, then moved by
+// approxSkew: callers check the sequence around them, at the ends of the
+// hardware's error bounds, not the hardware's approximation itself.
 func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint32 {
 	t.Helper()
 	arg := func(s string) uint32 {
@@ -47,7 +49,7 @@ func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint
 		}
 		var r uint32
 		switch mnem {
-		case "mov.b32":
+		case "mov.b32", "mov.f32":
 			r = a[1]
 		case "and.b32":
 			r = a[1] & a[2]
@@ -90,11 +92,33 @@ func runPTX32(t *testing.T, text string, regs map[string]uint32) map[string]uint
 			if x != 0 && math.Abs(float64(x)) < 0x1p-126 {
 				x = 0
 			}
-			v := float32(math.Exp2(float64(x)))
+			v := skewULP(float32(math.Exp2(float64(x))), approxSkew.ex2)
 			if v < 0x1p-126 {
 				v = 0
 			}
 			r = f32bits(v)
+		case "rcp.approx.ftz.f32":
+			r = f32bits(skewULP(1/f32(a[1]), approxSkew.rcp))
+		case "abs.f32":
+			r = a[1] &^ (1 << 31)
+		case "neg.f32":
+			r = a[1] ^ 1<<31
+		case "add.rn.f32":
+			r = f32bits(f32(a[1]) + f32(a[2]))
+		case "min.NaN.f32":
+			x, y := f32(a[1]), f32(a[2])
+			r = f32bits(min(x, y)) // Go's min passes a NaN on, as .NaN does
+		case "copysign.f32":
+			r = a[2]&^(1<<31) | a[1]&(1<<31)
+		case "setp.lt.f32":
+			if f32(a[1]) < f32(a[2]) {
+				r = 1
+			}
+		case "selp.f32":
+			r = a[2]
+			if a[3] != 0 {
+				r = a[1]
+			}
 		default:
 			t.Fatalf("unexpected instruction %q", line)
 		}
@@ -107,6 +131,26 @@ var (
 	f32     = math.Float32frombits
 	f32bits = math.Float32bits
 )
+
+// approxSkew moves runPTX32's ex2.approx.ftz and rcp.approx.ftz results
+// that many f32 steps off the correctly rounded value, so a test can check
+// a sequence at the ends of the instructions' error bounds.
+var approxSkew struct{ ex2, rcp int }
+
+// skewULP is x moved n f32 steps (toward +inf for n > 0); NaN, infinities
+// and zero stay.
+func skewULP(x float32, n int) float32 {
+	if x != x || x == 0 || math.IsInf(float64(x), 0) {
+		return x
+	}
+	for ; n > 0; n-- {
+		x = math.Nextafter32(x, float32(math.Inf(1)))
+	}
+	for ; n < 0; n++ {
+		x = math.Nextafter32(x, float32(math.Inf(-1)))
+	}
+	return x
+}
 
 // fmaRound is a·b + c rounded once to f32 in mode (PTX's fma.rn and
 // fma.rm): exact in big.Float, then one rounding. Directed modes are

@@ -124,3 +124,76 @@ func TestExpfSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestTanhErfSequences evaluates the instructions tanhf and erff emit
+// against float64 tanh and erf: within the 1e-6 relative bound the
+// accuracy table states, with ex2.approx up to 2 f32 steps off either way
+// and rcp.approx 64 (approxSkew: the Newton step makes the reciprocal's
+// own error, documented as an ulp, immaterial), over both
+// branches, their switch points, the caps past which the result rounds
+// to ±1, and ±0, ±inf and NaN. Neither may issue an IEEE division or
+// reciprocal: they cost ptxas's checked sequence and a slow-path branch.
+func TestTanhErfSequences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	xs := []float32{0, 0.25, 0.5, 9.1, 4, 1e-30, 1e-4, 3.9, 9.0, 20, 1e30}
+	for _, edge := range []float32{0.25, 0.5, 4, 9.1} {
+		x := edge
+		for range 16 {
+			xs = append(xs, x, math.Nextafter32(edge, 0))
+			x = math.Nextafter32(x, float32(math.Inf(1)))
+			edge = math.Nextafter32(edge, 0)
+		}
+	}
+	for range 1000 {
+		xs = append(xs, float32(rng.Float64()*12), float32(rng.Float64()), float32(math.Exp(-rng.Float64()*20)))
+	}
+	for _, c := range []struct {
+		name string
+		emit func(e *emitter, x string) string
+		ref  func(float64) float64
+	}{
+		{"tanhf", (*emitter).tanhf, math.Tanh},
+		{"erff", (*emitter).erff, math.Erf},
+	} {
+		e := newEmitter(nil, nil, nil, 90)
+		out := c.emit(e, "%x")
+		text := e.body.String()
+		if strings.Contains(text, "div.rn") || strings.Contains(text, "rcp.rn") {
+			t.Fatalf("%s issues an IEEE division or reciprocal:\n%s", c.name, text)
+		}
+		eval := func(x float32) float32 {
+			return f32(runPTX32(t, text, map[string]uint32{"%x": f32bits(x)})[out])
+		}
+		inf := float32(math.Inf(1))
+		for _, sp := range []struct{ x, want float32 }{{inf, 1}, {-inf, -1}, {0, 0}} {
+			if got := eval(sp.x); got != sp.want {
+				t.Errorf("%s(%g) = %g, want %g", c.name, sp.x, got, sp.want)
+			}
+		}
+		if got := eval(float32(math.Copysign(0, -1))); got != 0 || !math.Signbit(float64(got)) {
+			t.Errorf("%s(-0) = %g, want -0", c.name, got)
+		}
+		if got := eval(float32(math.NaN())); got == got {
+			t.Errorf("%s(NaN) = %g, want NaN", c.name, got)
+		}
+		worst, at := 0.0, float32(0)
+		for _, ex2 := range []int{-2, 0, 2} {
+			for _, rcp := range []int{-64, 0, 64} {
+				approxSkew.ex2, approxSkew.rcp = ex2, rcp
+				for _, x := range xs {
+					for _, v := range []float32{x, -x} {
+						want := c.ref(float64(v))
+						if err := math.Abs(float64(eval(v))-want) / math.Abs(want); err > worst {
+							worst, at = err, v
+						}
+					}
+				}
+			}
+		}
+		approxSkew.ex2, approxSkew.rcp = 0, 0
+		if worst > 1e-6 {
+			t.Errorf("%s: relative error %.3g at x = %g, above 1e-6", c.name, worst, at)
+		}
+		t.Logf("%s: worst relative error %.3g (x = %g)", c.name, worst, at)
+	}
+}

@@ -22,6 +22,9 @@ import (
 //	           1 − 2/(e^{2|x|}+1): relative error ≤ 1e-6
 //	erff       Maclaurin series below |x| = 0.5, else Abramowitz–Stegun
 //	           7.1.26: relative error ≤ 1e-6
+//	           (both take the reciprocal as rcp.approx and a Newton step,
+//	           recip; TestTanhErfSequences: 5.2e-7 and 6.5e-7 at worst with
+//	           ex2 two steps and rcp.approx 64 steps off)
 //	logisticf  1/(1+e^{−x}), siluf x·logistic(x): ≤ 4 ulp
 //
 // Anything else (sin, cos, pow, …) is refused as unsupported rather than
@@ -163,33 +166,54 @@ func (e *emitter) tanhf(x string) string {
 	// tanh a = a·(1 − a²/3 + 2a⁴/15 − 17a⁶/315 + 62a⁸/2835 − …)
 	p := e.poly(z, []float64{1, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835})
 	e.ins("mul.rn.f32 %s, %s, %s", q, p, a)
-	two := e.freg()
-	e.ins("add.rn.f32 %s, %s, %s", two, a, a)
+	// tanh a = 1 − 2/(e^{2a}+1). Past 9.1 it rounds to 1, so a is capped
+	// there (min.NaN keeps a NaN): e^{2a} + 1 stays finite and at least 1,
+	// and its reciprocal needs no special case.
+	ac, two := e.freg(), e.freg()
+	e.ins("min.NaN.f32 %s, %s, %s", ac, a, fimm(9.1))
+	e.ins("add.rn.f32 %s, %s, %s", two, ac, ac)
 	ex := e.expf(two)
 	d, big := e.freg(), e.freg()
 	e.ins("add.rn.f32 %s, %s, %s", d, ex, fimm(1))
-	e.ins("div.rn.f32 %s, %s, %s", d, fimm(2), d)
-	e.ins("sub.rn.f32 %s, %s, %s", big, fimm(1), d)
+	r := e.recip(d)
+	e.ins("fma.rn.f32 %s, %s, %s, %s", big, r, fimm(-2), fimm(1))
 	e.ins("setp.lt.f32 %s, %s, %s", small, a, fimm(0.25))
-	r := e.freg()
-	e.ins("selp.f32 %s, %s, %s, %s", r, q, big, small)
-	e.ins("copysign.f32 %s, %s, %s", r, x, r)
+	out := e.freg()
+	e.ins("selp.f32 %s, %s, %s, %s", out, q, big, small)
+	e.ins("copysign.f32 %s, %s, %s", out, x, out)
+	return out
+}
+
+// recip is 1/d for a finite d ≥ 1 (no subnormal reciprocal, no infinity):
+// rcp.approx, within an ulp, then one Newton step r + r·(1 − d·r) in two
+// fmas, which leaves it within half an ulp and 2^-44 of 1/d. rcp.rn, an
+// IEEE reciprocal, costs ptxas's checked sequence and a slow-path branch
+// besides.
+func (e *emitter) recip(d string) string {
+	r, nd, h := e.freg(), e.freg(), e.freg()
+	e.ins("rcp.approx.ftz.f32 %s, %s", r, d)
+	e.ins("neg.f32 %s, %s", nd, d)
+	e.ins("fma.rn.f32 %s, %s, %s, %s", h, nd, r, fimm(1))
+	e.ins("fma.rn.f32 %s, %s, %s, %s", r, r, h, r)
 	return r
 }
 
 func (e *emitter) erff(x string) string {
-	a, z, small := e.freg(), e.freg(), e.newReg(cPred)
+	a, ac, z, small := e.freg(), e.freg(), e.freg(), e.newReg(cPred)
 	e.ins("abs.f32 %s, %s", a, x)
-	e.ins("mul.rn.f32 %s, %s, %s", z, a, a)
+	// Past 4, erf rounds to 1; capping a there (min.NaN keeps a NaN)
+	// keeps t's reciprocal and e^(−a²) away from infinities and zeros.
+	e.ins("min.NaN.f32 %s, %s, %s", ac, a, fimm(4))
+	e.ins("mul.rn.f32 %s, %s, %s", z, ac, ac)
 	// erf a = 2/√π · Σ (−1)^n a^(2n+1) / (n!(2n+1))
 	s := e.poly(z, []float64{1, -1.0 / 3, 1.0 / 10, -1.0 / 42, 1.0 / 216, -1.0 / 1320, 1.0 / 9360})
 	q := e.freg()
-	e.ins("mul.rn.f32 %s, %s, %s", q, s, a)
+	e.ins("mul.rn.f32 %s, %s, %s", q, s, ac)
 	e.ins("mul.rn.f32 %s, %s, %s", q, q, fimm(2/math.Sqrt(math.Pi)))
 	// erf a = 1 − t·P(t)·e^(−a²), t = 1/(1 + 0.3275911·a)
-	t := e.freg()
-	e.ins("fma.rn.f32 %s, %s, %s, %s", t, a, fimm(0.3275911), fimm(1))
-	e.ins("rcp.rn.f32 %s, %s", t, t)
+	d := e.freg()
+	e.ins("fma.rn.f32 %s, %s, %s, %s", d, ac, fimm(0.3275911), fimm(1))
+	t := e.recip(d)
 	pt := e.poly(t, []float64{0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429})
 	nz := e.freg()
 	e.ins("neg.f32 %s, %s", nz, z)
