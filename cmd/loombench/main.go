@@ -34,6 +34,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,31 +52,39 @@ type ingestFlags []string
 func (f *ingestFlags) String() string     { return strings.Join(*f, ",") }
 func (f *ingestFlags) Set(v string) error { *f = append(*f, v); return nil }
 
-func main() {
-	out := flag.String("o", "loombench.json", "JSON report to write")
-	gpu := flag.Bool("gpu", true, "run the GPU suite")
-	cpu := flag.Bool("cpu", true, "run the CPU suite")
-	rounds := flag.Int("rounds", 21, "timed rounds per comparison")
-	only := flag.String("run", "", "compare only the GPU kernels whose export name matches this regexp")
-	n := flag.Int("n", 4<<20, "elements of the CPU kernels' input")
-	nvcc := flag.String("nvcc", "", "nvcc to build the native side with")
-	work := flag.String("work", "", "folder to build the native side in")
-	dump := flag.String("dump", "", "folder for our PTX and nvcc's")
-	plot := flag.String("plot", "", "draw the plots of this JSON report")
-	plotDir := flag.String("plotdir", ".", "where -plot writes PNG files")
-	table := flag.String("table", "", "print this JSON report as Markdown tables")
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is main with its arguments and output streams, returning the exit
+// status: 0, 1 when a part of the suite failed, 2 for bad flags.
+func run(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("loombench", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	out := fl.String("o", "loombench.json", "JSON report to write")
+	gpu := fl.Bool("gpu", true, "run the GPU suite")
+	cpu := fl.Bool("cpu", true, "run the CPU suite")
+	rounds := fl.Int("rounds", 21, "timed rounds per comparison")
+	only := fl.String("run", "", "compare only the GPU kernels whose export name matches this regexp")
+	n := fl.Int("n", 4<<20, "elements of the CPU kernels' input")
+	nvcc := fl.String("nvcc", "", "nvcc to build the native side with")
+	work := fl.String("work", "", "folder to build the native side in")
+	dump := fl.String("dump", "", "folder for our PTX and nvcc's")
+	plot := fl.String("plot", "", "draw the plots of this JSON report")
+	plotDir := fl.String("plotdir", ".", "where -plot writes PNG files")
+	table := fl.String("table", "", "print this JSON report as Markdown tables")
 	var ingest ingestFlags
-	flag.Var(&ingest, "ingest", "group=file of go test -bench output to add (repeatable)")
-	flag.Parse()
-	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	fl.Var(&ingest, "ingest", "group=file of go test -bench output to add (repeatable)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	if *table != "" {
 		rep, err := bench.ReadJSON(*table)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "loombench:", err)
-			os.Exit(1)
+			fmt.Fprintln(stderr, "loombench:", err)
+			return 1
 		}
-		bench.Markdown(os.Stdout, rep)
-		return
+		bench.Markdown(stdout, rep)
+		return 0
 	}
 	if *plot != "" {
 		rep, err := bench.ReadJSON(*plot)
@@ -83,27 +92,32 @@ func main() {
 			err = bench.Plot(rep, *plotDir)
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "loombench:", err)
-			os.Exit(1)
+			fmt.Fprintln(stderr, "loombench:", err)
+			return 1
 		}
-		return
+		return 0
 	}
 	rep := &bench.Report{Machine: bench.Machine(), Started: time.Now().UTC(), Method: bench.Method}
 	failed := false
 	fail := func(what string, err error) {
-		fmt.Fprintf(os.Stderr, "loombench: %s: %v\n", what, err)
+		fmt.Fprintf(stderr, "loombench: %s: %v\n", what, err)
 		failed = true
 	}
-	if *gpu {
-		opt := bench.GPUOptions{Rounds: *rounds, DumpPTX: *dump, Log: logf}
-		if *only != "" {
-			re, err := regexp.Compile(*only)
-			if err != nil {
-				fail("-run", err)
-				os.Exit(2)
-			}
-			opt.Only = re
+	// A bad -run stops the run before anything is timed, GPU or not.
+	var onlyRE *regexp.Regexp
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fail("-run", err)
+			return 2
 		}
+		onlyRE = re
+		if !*gpu {
+			logf("-run selects GPU kernels; with -gpu=false it selects nothing")
+		}
+	}
+	if *gpu {
+		opt := bench.GPUOptions{Rounds: *rounds, DumpPTX: *dump, Log: logf, Only: onlyRE}
 		if err := buildNative(*nvcc, *work, *dump, &opt, logf); err != nil {
 			fail("native side", err)
 		}
@@ -140,8 +154,9 @@ func main() {
 		fail("writing the report", err)
 	}
 	if failed {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // buildNative builds the embedded CUDA sources with nvcc: each source of

@@ -46,3 +46,30 @@ echo built > "$out"
 		t.Fatalf("CublasLib %q", opt.CublasLib)
 	}
 }
+
+// TestRunBadFlags checks that bad flags stop loombench with status 2 and
+// a message, before anything is timed: a -run that is not a regexp (with
+// the GPU suite off too), an unknown flag, a -table file that is not there.
+func TestRunBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-gpu=false", "-cpu=false", "-run", "("}, 2, "missing closing )"},
+		{[]string{"-run", "(", "-o", filepath.Join(t.TempDir(), "r.json")}, 2, "-run"},
+		{[]string{"-nosuchflag"}, 2, "flag provided but not defined"},
+		{[]string{"-table", filepath.Join(t.TempDir(), "missing.json")}, 1, "no such file"},
+	} {
+		var stdout, stderr strings.Builder
+		if code := run(c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("loombench %q: status %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.want)
+		}
+	}
+	// -gpu=false with a valid -run says the filter selects nothing.
+	var stdout, stderr strings.Builder
+	out := filepath.Join(t.TempDir(), "r.json")
+	if code := run([]string{"-gpu=false", "-cpu=false", "-run", "attn", "-o", out}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "selects nothing") {
+		t.Errorf("-gpu=false -run attn: status %d, stderr %q", code, stderr.String())
+	}
+}
