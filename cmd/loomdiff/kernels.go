@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomgen/loomgen/internal/crosscheck"
 	"github.com/loomgen/loomgen/internal/loomcorpus"
+	"github.com/loomgen/loomgen/internal/ptxas"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/interp"
 	"github.com/loomgen/loomgen/loom/ptx"
@@ -32,6 +33,8 @@ const (
 	NotBoth = "not-both"
 	// Checked: -cpu-only ran everything but the GPU.
 	Checked = "cpu-checked"
+	// Rejected: -ptxas's assembler rejects a PTX build of the kernel.
+	Rejected = "ptxas-rejects"
 )
 
 // Result is what became of one kernel.
@@ -88,6 +91,35 @@ func targets(paths []string) (ts []target, excluded int, broken []string, err er
 	return ts, excluded, broken, nil
 }
 
+// assembleBuilds gives every PTX build of k to the ptxas at asm. It
+// returns ptxas's first rejection (rejected true), or a note when ptxas
+// is too old for some build, or "".
+func assembleBuilds(asm string, k *ptx.Kernel) (why string, rejected bool) {
+	dir, err := os.MkdirTemp("", "loomdiff-ptxas")
+	if err != nil {
+		return "ptxas: " + err.Error(), true
+	}
+	defer os.RemoveAll(dir)
+	var old []string
+	for i, text := range []string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()} {
+		if text == "" {
+			continue
+		}
+		build := [...]string{"versioned", "aligned", "capped", "capped aligned"}[i]
+		switch err := ptxas.Assemble(asm, dir, text); {
+		case errors.Is(err, ptxas.ErrTooOld):
+			v, t := ptxas.Header(text)
+			old = append(old, fmt.Sprintf("%s (ISA %s, %s)", build, v, t))
+		case err != nil:
+			return fmt.Sprintf("%s build: %v", build, err), true
+		}
+	}
+	if len(old) > 0 {
+		return "not assembled, ptxas too old: " + strings.Join(old, ", "), false
+	}
+	return "", false
+}
+
 // seed is the inputs' pseudo-random seed (fixed: runs are reproducible).
 const seed = 12345
 
@@ -95,7 +127,7 @@ const seed = 12345
 // CPU executor, then (dev non-nil) on the GPU, and compares. A panic in
 // any step becomes a skip naming it. It returns an error wrapping crosscheck.ErrDeviceFault when the device
 // context is lost.
-func check(i int, t target, dev *device) (res Result, fault error) {
+func check(i int, t target, dev *device, asm string) (res Result, fault error) {
 	res = Result{Index: i, Name: t.Name}
 	defer func() {
 		if r := recover(); r != nil {
@@ -134,6 +166,14 @@ func check(i int, t target, dev *device) (res Result, fault error) {
 			res.Detail += "ptx: " + ptxErr.Error()
 		}
 		return res, nil
+	}
+	if asm != "" {
+		if why, rejected := assembleBuilds(asm, pk); rejected {
+			res.Status, res.Detail = Rejected, why
+			return res, nil
+		} else if why != "" {
+			res.Notes = append(res.Notes, why)
+		}
 	}
 	// The checked mode first: a kernel that races has no single right
 	// result, and one that traps has none at all. A kernel that reads

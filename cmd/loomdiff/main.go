@@ -32,6 +32,7 @@
 //	          legal inputs the analyses can size, runs nondeterministically
 //	          on the GPU, or faulted the device or could not be JIT-compiled
 //	not-both  it does not compile on both backends (the errors)
+//	ptxas-rejects  (-ptxas) the assembler rejects a PTX build
 //
 // then the counts. The GPU work runs in a worker process (this command,
 // re-executed with -worker), also with -cpu-only: a kernel that faults the device, crashes the
@@ -43,6 +44,12 @@
 //	-json        print the results and counts as JSON
 //	-log file    write each result to file as a JSON line as it arrives
 //	-cpu-only    everything but the GPU (status cpu-checked)
+//	-ptxas p     first give every PTX build of each kernel (versioned,
+//	             aligned, register-capped) to the ptxas at p ("auto":
+//	             $LOOM_PTXAS or on PATH); a kernel it rejects is reported
+//	             ptxas-rejects with its messages, one it is too old for
+//	             gets a note. NVIDIA's assembler checks the PTX without a
+//	             GPU (CUDA 11.8's takes all but the wgmma kernels)
 //	-timeout d   time one kernel may take (default 60s)
 //	-v           print kernels that agree too (default: only the others),
 //	             those that do not compile on both, and each input that
@@ -66,6 +73,7 @@ import (
 	"time"
 
 	"github.com/loomgen/loomgen/internal/loomcorpus"
+	"github.com/loomgen/loomgen/internal/ptxas"
 )
 
 func main() {
@@ -95,12 +103,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	verbose := fl.Bool("v", false, "print kernels that agree too, and why each input that does not parse or analyse fails")
 	logPath := fl.String("log", "", "append each result to this file as a JSON line as it arrives")
 	worker := fl.Int("worker", -1, "internal: run as the GPU worker from this kernel index")
+	ptxasFlag := fl.String("ptxas", "", "assemble every PTX build with this ptxas first (\"auto\": $LOOM_PTXAS or on PATH)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: loomdiff [-json] [-log file] [-cpu-only] [-timeout d] [-v] PATH...")
+		fmt.Fprintln(stderr, "usage: loomdiff [-json] [-log file] [-cpu-only] [-ptxas path|auto] [-timeout d] [-v] PATH...")
 		return 2
+	}
+	asm := *ptxasFlag
+	if asm == "auto" {
+		p, err := ptxas.Find()
+		if err != nil || p == "" {
+			fmt.Fprintln(stderr, "loomdiff: -ptxas auto: no ptxas ($LOOM_PTXAS or on PATH)", err)
+			return 2
+		}
+		asm = p
+	} else if asm != "" {
+		if err := ptxas.Runs(asm); err != nil {
+			fmt.Fprintln(stderr, "loomdiff: -ptxas:", err)
+			return 2
+		}
 	}
 	paths, err := loomcorpus.Files(fl.Args())
 	if err != nil {
@@ -113,12 +136,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *worker >= 0 {
-		return work(ts, *worker, *cpuOnly, stdout, stderr)
+		return work(ts, *worker, *cpuOnly, asm, stdout, stderr)
 	}
 	rep := &Report{Files: len(paths), Excluded: excluded, Broken: len(broken), BrokenWhy: broken, Kernels: len(ts), Counts: map[string]int{}}
 	var wargs []string
 	if *cpuOnly {
 		wargs = append(wargs, "-cpu-only")
+	}
+	if asm != "" {
+		wargs = append(wargs, "-ptxas", asm)
 	}
 	var log io.Writer = io.Discard
 	if *logPath != "" {
@@ -154,7 +180,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // work is the worker: it checks kernels from index from on, printing a
 // start line and a result line (JSON) for each, and exits with status 3
 // after a device fault so that the supervisor starts a fresh context.
-func work(ts []target, from int, cpuOnly bool, stdout, stderr io.Writer) int {
+func work(ts []target, from int, cpuOnly bool, asm string, stdout, stderr io.Writer) int {
 	var dev *device
 	if !cpuOnly {
 		var err error
@@ -166,7 +192,7 @@ func work(ts []target, from int, cpuOnly bool, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(stdout)
 	for i := from; i < len(ts); i++ {
 		enc.Encode(Result{Index: i, Status: "start"})
-		res, fault := check(i, ts[i], dev)
+		res, fault := check(i, ts[i], dev, asm)
 		enc.Encode(res)
 		if fault != nil {
 			return 3

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,5 +129,63 @@ func TestBrokenInputsNamed(t *testing.T) {
 	text := out.String()
 	if !strings.Contains(text, "1 inputs that do not parse or analyse") || !strings.Contains(text, "broken      "+dir+"/bad.loom: ") || !strings.Contains(text, "@missing") {
 		t.Errorf("output lacks the broken input and its error:\n%s", text)
+	}
+}
+
+// standInPtxas writes a ptxas that answers --version and otherwise prints
+// msg and exits with code.
+func standInPtxas(t *testing.T, msg string, code int) string {
+	t.Helper()
+	dir := t.TempDir()
+	p, text := filepath.Join(dir, "ptxas"), filepath.Join(dir, "msg")
+	script := fmt.Sprintf("#!/bin/sh\n[ \"$1\" = --version ] && exit 0\ncat '%s' >&2\nexit %d\n", text, code)
+	if err := os.WriteFile(text, []byte(msg+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPtxasFlag: with -ptxas, a kernel whose PTX the assembler rejects is
+// ptxas-rejects with its message, one it is too old for runs on with a
+// note, and a -ptxas that does not run stops loomdiff before any kernel.
+func TestPtxasFlag(t *testing.T) {
+	t.Setenv("LOOMDIFF_TEST_AS_COMMAND", "1")
+	report := func(asm string) Report {
+		t.Helper()
+		var out, errs bytes.Buffer
+		if code := run([]string{"-json", "-cpu-only", "-ptxas", asm, "testdata/cases.loom"}, &out, &errs); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs.String())
+		}
+		var rep Report
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := report(standInPtxas(t, "k.ptx, line 7; error : Unknown instruction", 255))
+	// The three kernels that compile on both backends are rejected.
+	if rep.Counts[Rejected] != 3 || rep.Counts[NotBoth] != 1 {
+		t.Errorf("rejecting ptxas: counts %+v", rep.Counts)
+	}
+	for _, r := range rep.Results {
+		if r.Status == Rejected && !strings.Contains(r.Detail, "Unknown instruction") {
+			t.Errorf("%s: detail %q lacks ptxas's message", r.Name, r.Detail)
+		}
+	}
+	rep = report(standInPtxas(t, "ptxas fatal : Unsupported .version 7.8; current version is '7.0'", 255))
+	if rep.Counts[Rejected] != 0 || rep.Counts[Checked] != 1 {
+		t.Errorf("too-old ptxas: counts %+v", rep.Counts)
+	}
+	for _, r := range rep.Results {
+		if r.Status == Checked && !strings.Contains(strings.Join(r.Notes, ";"), "ptxas too old") {
+			t.Errorf("%s: notes %q lack the too-old note", r.Name, r.Notes)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-cpu-only", "-ptxas", filepath.Join(t.TempDir(), "none"), "testdata/cases.loom"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "does not run") {
+		t.Errorf("missing ptxas: exit %d, stderr %q", code, errs.String())
 	}
 }

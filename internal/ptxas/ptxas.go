@@ -30,10 +30,18 @@ func Find() (string, error) {
 		p, _ = exec.LookPath("ptxas")
 		return p, nil
 	}
-	if out, err := exec.Command(p, "--version").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("LOOM_PTXAS=%s does not run: %v %s", p, err, out)
+	if err := Runs(p); err != nil {
+		return "", fmt.Errorf("LOOM_PTXAS: %w", err)
 	}
 	return p, nil
+}
+
+// Runs says whether the ptxas at path answers --version.
+func Runs(path string) error {
+	if out, err := exec.Command(path, "--version").CombinedOutput(); err != nil {
+		return fmt.Errorf("%s does not run: %v %s", path, err, bytes.TrimSpace(out))
+	}
+	return nil
 }
 
 var headerRE = regexp.MustCompile(`(?m)^\.version (\d+\.\d+)\n\.target (sm_\w+)\n`)
