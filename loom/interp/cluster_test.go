@@ -74,3 +74,43 @@ func TestClusterReduceDivergent(t *testing.T) {
 		})
 	}
 }
+
+// clusterF32Kernel sums, over clusters of 16 lanes, 1 on each cluster's
+// first lane and 2^-24 on the others, in f32.
+const clusterF32Kernel = `
+kernel.def export("k") @k() {
+  %c1 = index.constant 1 : index
+  %wg = index.constant 32 : index
+  kernel.launch.config workgroups(%c1, %c1, %c1) workgroup_size(%wg, %c1, %c1) : index
+} launch(%dst: buffer) {
+  %tid = kernel.workitem.id<x> : index
+  %c0 = index.constant 0 : index
+  %c16 = index.constant 16 : index
+  %z = index.constant 0 : offset
+  %out = buffer.view %dst[%z] : buffer -> view<32xf32>
+  %m = index.rem %tid, %c16 : index
+  %first = index.cmp eq, %m, %c0 : index
+  %one = scalar.constant 1.0 : f32
+  %tiny = scalar.constant 5.9604644775390625e-08 : f32
+  %x = scf.select %first, %one, %tiny : f32
+  %r = kernel.subgroup.reduce<addf> %x {cluster_size = 16} : f32
+  view.store %r, %out[%tid] : f32, view<32xf32>
+  kernel.return
+}
+`
+
+// TestClusterReduceF32Order: a clustered f32 sum rounds to f32 after each
+// lane, in lane order: 1 + 2^-24 is 1 again (a tie, to even), so fifteen
+// of them leave 1, where a float64 sum rounded once would give 1 + 2^-23.
+func TestClusterReduceF32Order(t *testing.T) {
+	for _, opts := range []Options{{}, {Sanitize: Sanitize{Races: true}}} {
+		r := compileRun(t, parseSrc(t, clusterF32Kernel), "k", opts)
+		b := make([]byte, 4*32)
+		r.run(nil, buf(b))
+		for l, v := range bytesF32(b) {
+			if v != 1 {
+				t.Fatalf("%+v: lane %d = %v, want 1", opts.Sanitize, l, v)
+			}
+		}
+	}
+}

@@ -399,9 +399,12 @@ func clusterReduce(fr *frame, cb combiner, x, r *slot, g0, g1, size, stride int)
 				if !fr.mask[m] {
 					continue
 				}
-				if cb.isFloat {
+				switch {
+				case cb.addF32:
+					accF = float64(float32(accF + fr.F[x.idx][laneIdx(x, m)])) // cb.ff without a call
+				case cb.isFloat:
 					accF = cb.ff(accF, fr.F[x.idx][laneIdx(x, m)])
-				} else {
+				default:
 					accI = cb.fi(accI, fr.I[x.idx][laneIdx(x, m)])
 				}
 			}

@@ -10,11 +10,14 @@ import (
 // element type, with its identity.
 type combiner struct {
 	isFloat bool
-	fi      func(a, b int64) int64
-	ff      func(a, b float64) float64
-	idI     int64
-	idF     float64
-	rnd     ffmt
+	// addF32 marks addf on f32, which the cluster reduction runs without
+	// a call an element.
+	addF32 bool
+	fi     func(a, b int64) int64
+	ff     func(a, b float64) float64
+	idI    int64
+	idF    float64
+	rnd    ffmt
 }
 
 func (c *compiler) combinerFor(pos loom.Pos, kind string, t *loom.Type) (combiner, error) {
@@ -27,6 +30,7 @@ func (c *compiler) combinerFor(pos loom.Pos, kind string, t *loom.Type) (combine
 		switch kind {
 		case "addf":
 			cb.ff, cb.idF = func(a, b float64) float64 { return rnd.round(a + b) }, 0
+			cb.addF32 = rnd.kind == fF32
 		case "mulf":
 			cb.ff, cb.idF = func(a, b float64) float64 { return rnd.round(a * b) }, 1
 		case "minimumf":
