@@ -101,11 +101,11 @@ func assembleBuilds(asm string, k *ptx.Kernel) (why string, rejected bool) {
 	}
 	defer os.RemoveAll(dir)
 	var old []string
-	for i, text := range []string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()} {
+	for i, text := range [4]string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()} {
 		if text == "" {
 			continue
 		}
-		build := [...]string{"versioned", "aligned", "capped", "capped aligned"}[i]
+		build := ptxas.BuildNames[i]
 		switch err := ptxas.Assemble(asm, dir, text); {
 		case errors.Is(err, ptxas.ErrTooOld):
 			v, t := ptxas.Header(text)

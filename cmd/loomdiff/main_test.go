@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loomgen/loomgen/internal/crosscheck"
+	"github.com/loomgen/loomgen/internal/ptxas/ptxastest"
 )
 
 // TestMain lets the test binary stand in for the command when the
@@ -132,22 +132,6 @@ func TestBrokenInputsNamed(t *testing.T) {
 	}
 }
 
-// standInPtxas writes a ptxas that answers --version and otherwise prints
-// msg and exits with code.
-func standInPtxas(t *testing.T, msg string, code int) string {
-	t.Helper()
-	dir := t.TempDir()
-	p, text := filepath.Join(dir, "ptxas"), filepath.Join(dir, "msg")
-	script := fmt.Sprintf("#!/bin/sh\n[ \"$1\" = --version ] && exit 0\ncat '%s' >&2\nexit %d\n", text, code)
-	if err := os.WriteFile(text, []byte(msg+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestPtxasFlag: with -ptxas, a kernel whose PTX the assembler rejects is
 // ptxas-rejects with its message, one it is too old for runs on with a
 // note, and a -ptxas that does not run stops loomdiff before any kernel.
@@ -165,7 +149,7 @@ func TestPtxasFlag(t *testing.T) {
 		}
 		return rep
 	}
-	rep := report(standInPtxas(t, "k.ptx, line 7; error : Unknown instruction", 255))
+	rep := report(ptxastest.StandIn(t, "k.ptx, line 7; error : Unknown instruction", 255))
 	// The three kernels that compile on both backends are rejected.
 	if rep.Counts[Rejected] != 3 || rep.Counts[NotBoth] != 1 {
 		t.Errorf("rejecting ptxas: counts %+v", rep.Counts)
@@ -175,7 +159,7 @@ func TestPtxasFlag(t *testing.T) {
 			t.Errorf("%s: detail %q lacks ptxas's message", r.Name, r.Detail)
 		}
 	}
-	rep = report(standInPtxas(t, "ptxas fatal : Unsupported .version 7.8; current version is '7.0'", 255))
+	rep = report(ptxastest.StandIn(t, "ptxas fatal : Unsupported .version 7.8; current version is '7.0'", 255))
 	if rep.Counts[Rejected] != 0 || rep.Counts[Checked] != 1 {
 		t.Errorf("too-old ptxas: counts %+v", rep.Counts)
 	}

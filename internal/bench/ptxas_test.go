@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loomgen/loomgen/internal/ptxas"
+	"github.com/loomgen/loomgen/internal/ptxas/ptxastest"
 	"github.com/loomgen/loomgen/loom"
 	"github.com/loomgen/loomgen/loom/ptx"
 )
@@ -14,13 +15,7 @@ import (
 // installed: a kernel ptxas rejects fails here, not on a GPU machine.
 // Skipped without ptxas ($LOOM_PTXAS or on PATH).
 func TestSuiteAssembles(t *testing.T) {
-	path, err := ptxas.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if path == "" {
-		t.Skip("no ptxas ($LOOM_PTXAS or on PATH)")
-	}
+	path := ptxastest.ForTest(t)
 	files, err := fs.Glob(kernelFS, "kernels/*.loom")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no embedded kernels (%v)", err)
@@ -36,19 +31,8 @@ func TestSuiteAssembles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", kd.Export, err)
 			}
-			for _, text := range []string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()} {
-				if text != "" {
-					mods = append(mods, ptxas.Module{Name: kd.Export, Text: text})
-				}
-			}
+			mods = append(mods, ptxas.Builds(kd.Export, [4]string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()})...)
 		}
 	}
-	r := ptxas.AssembleAll(path, t.TempDir(), mods)
-	for _, err := range r.Failed {
-		t.Error(err)
-	}
-	t.Logf("%s assembled %d builds; %d need a newer ptxas", path, r.Assembled, r.TooOld)
-	if r.Assembled == 0 {
-		t.Fatal("ptxas assembled nothing")
-	}
+	ptxastest.Test(t, path, mods)
 }

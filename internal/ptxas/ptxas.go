@@ -82,6 +82,22 @@ func Assemble(ptxas, dir, text string) error {
 // Module is one module text to assemble, named for messages.
 type Module struct{ Name, Text string }
 
+// BuildNames name a compiled kernel's builds, in the order Builds takes
+// them (loom/ptx.Kernel's PTX, AlignedPTX, CappedPTX, CappedAlignedPTX).
+var BuildNames = [4]string{"versioned", "aligned", "capped", "capped aligned"}
+
+// Builds lists a kernel's builds that exist (texts in BuildNames' order,
+// "" for one it lacks) as modules named "name (build)".
+func Builds(name string, texts [4]string) []Module {
+	var out []Module
+	for i, text := range texts {
+		if text != "" {
+			out = append(out, Module{Name: name + " (" + BuildNames[i] + ")", Text: text})
+		}
+	}
+	return out
+}
+
 // Result counts what AssembleAll did.
 type Result struct {
 	// Assembled modules passed; TooOld ones need a newer ptxas.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomgen/loomgen/internal/hrxsamples"
 	"github.com/loomgen/loomgen/internal/ptxas"
+	"github.com/loomgen/loomgen/internal/ptxas/ptxastest"
 	"github.com/loomgen/loomgen/loom"
 )
 
@@ -61,7 +62,7 @@ func TestTargetHeader(t *testing.T) {
 // machines have one; so may a workstation without a GPU (Debian's
 // nvidia-cuda-toolkit).
 func TestCorpusAssembles(t *testing.T) {
-	path := findPtxas(t)
+	path := ptxastest.ForTest(t)
 	var builds []ptxas.Module
 	for _, file := range corpusFiles(t) {
 		m := parse(t, file)
@@ -78,7 +79,7 @@ func TestCorpusAssembles(t *testing.T) {
 			}
 		}
 	}
-	assembleAll(t, path, builds)
+	ptxastest.Test(t, path, builds)
 }
 
 // TestHrxSamplesAssemble gives the PTX of every self-checking function of
@@ -86,7 +87,7 @@ func TestCorpusAssembles(t *testing.T) {
 // exercise nearly every op, each alone. Skipped without ptxas or without
 // the snapshot.
 func TestHrxSamplesAssemble(t *testing.T) {
-	path := findPtxas(t)
+	path := ptxastest.ForTest(t)
 	checks, _, err := hrxsamples.Find(hrxsamples.Dir)
 	if err != nil {
 		t.Skipf("Loom's tests are not extracted under %s (%v): NOT COVERED", hrxsamples.Dir, err)
@@ -97,44 +98,10 @@ func TestHrxSamplesAssemble(t *testing.T) {
 			builds = append(builds, kernelBuilds(c.Where+" @"+c.Name, k)...)
 		}
 	}
-	assembleAll(t, path, builds)
+	ptxastest.Test(t, path, builds)
 }
 
-// kernelBuilds lists k's builds: the versioned PTX, the aligned one and
-// the register-capped ones, those it has.
+// kernelBuilds lists k's builds as modules to assemble.
 func kernelBuilds(name string, k *Kernel) []ptxas.Module {
-	var out []ptxas.Module
-	for i, text := range []string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()} {
-		if text != "" {
-			out = append(out, ptxas.Module{Name: fmt.Sprintf("%s build %d", name, i), Text: text})
-		}
-	}
-	return out
-}
-
-// findPtxas is ptxas.Find for a test: it skips without one and fails on a
-// $LOOM_PTXAS that does not run.
-func findPtxas(t *testing.T) string {
-	t.Helper()
-	p, err := ptxas.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p == "" {
-		t.Skip("no ptxas ($LOOM_PTXAS or on PATH): the PTX is checked by wellFormed alone")
-	}
-	return p
-}
-
-// assembleAll fails t for every build ptxas rejects and logs the counts.
-func assembleAll(t *testing.T, path string, mods []ptxas.Module) {
-	t.Helper()
-	r := ptxas.AssembleAll(path, t.TempDir(), mods)
-	for _, err := range r.Failed {
-		t.Error(err)
-	}
-	t.Logf("%s assembled %d builds; %d need a newer ptxas (ISA version or target)", path, r.Assembled, r.TooOld)
-	if r.Assembled == 0 {
-		t.Fatal("ptxas assembled nothing")
-	}
+	return ptxas.Builds(name, [4]string{k.PTX, k.AlignedPTX, k.CappedPTX(), k.CappedAlignedPTX()})
 }
